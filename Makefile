@@ -1,0 +1,77 @@
+# ddbguard developer commands. `make run` and `make test` are the two that matter;
+# both install what is missing first (idempotently).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV      := .venv
+PY        := $(VENV)/bin/python
+STAMP_PY  := $(VENV)/.installed
+STAMP_NPM := node_modules/.installed
+export CDK_DISABLE_CLI_TELEMETRY := true
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
+
+# Python 3.13 matches the Lambda runtime; fall back to python3 where it is absent.
+PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
+	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
+
+.PHONY: help install check-tools run test test-fast synth token invoke events lint audit-locks bench clean
+
+help:
+	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
+	@echo "make test                     run every test suite against a private DynamoDB Local"
+	@echo "make synth                    cdk synth offline into cdk.out/"
+	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
+	@echo "make invoke FN=<operation> EVENT=events/<file>.json   invoke one handler against the local table"
+	@echo "make events                   regenerate events/ from the route table"
+	@echo "make lint                     ruff"
+	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
+	@echo "make bench                    benchmarks; prints a table"
+
+check-tools:
+	@command -v java >/dev/null 2>&1 || { echo "ddbguard: Java 17+ is required for DynamoDB Local, and 'java' is not on PATH." >&2; exit 1; }
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "ddbguard: Node.js 20+ with npm is required (AWS CDK CLI, DynamoDB Local package), and 'node' or 'npm' is not on PATH." >&2; exit 1; }
+	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
+
+$(STAMP_PY): requirements.txt requirements-dev.txt | check-tools
+	@test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+$(STAMP_NPM): package.json package-lock.json | check-tools
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+install: $(STAMP_PY) $(STAMP_NPM)
+
+run: install
+	$(PY) -m local.run
+
+test: install
+	$(PY) -m pytest
+
+synth: install
+	npx --no-install cdk synth --no-notices --quiet
+
+token: install
+	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")
+
+invoke: install
+	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json]" >&2; exit 2; }
+	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)")
+
+events: install
+	$(PY) -m local.events
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+audit-locks: install
+	$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
+
+bench: install
+	$(PY) -m bench
+
+clean:
+	rm -rf cdk.out .pytest_cache .ruff_cache

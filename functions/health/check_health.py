@@ -1,0 +1,15 @@
+"""GET /health: the service answers (no authorizer, touches nothing)."""
+
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__))
+
+
+@endpoint.operation
+def check_health(request: Request) -> Reply:
+    return ok({"status": "ok"})
+
+
+handler = endpoint.lambda_handler()

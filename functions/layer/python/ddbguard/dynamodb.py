@@ -1,0 +1,28 @@
+"""The one DynamoDB client and table name every operation uses."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import boto3
+from botocore.config import Config
+
+# botocore retries throttling and connection errors itself ("standard" mode);
+# transaction conflicts are retried by ddbguard.transactions, which knows the request is safe to repeat.
+_CLIENT_CONFIG = Config(
+    retries={"mode": "standard", "max_attempts": 3},
+    connect_timeout=2,
+    read_timeout=5,
+    max_pool_connections=64,
+)
+
+
+def table_name() -> str:
+    return os.environ["TABLE_NAME"]
+
+
+@lru_cache(maxsize=1)
+def client():
+    """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set."""
+    return boto3.session.Session().client("dynamodb", config=_CLIENT_CONFIG)

@@ -1,0 +1,128 @@
+"""Domain errors: what went wrong, in the domain's words. The HTTP edge maps each to a status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FieldError:
+    field: str
+    code: str
+    message: str
+
+
+class DomainError(Exception):
+    """Base of every refusal ddbguard reports to a client."""
+
+    code = "error"
+
+    def __init__(self, detail: str, *, errors: list[FieldError] | None = None, extra: dict[str, Any] | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = errors or []
+        self.extra = extra or {}
+
+
+class NotFound(DomainError):
+    """Absent, or not the caller's: both answer the same, so existence never leaks."""
+
+    def __init__(self, code: str, detail: str, *, field: str | None = None):
+        errors = [FieldError(field, "not_found", detail)] if field else None
+        super().__init__(detail, errors=errors)
+        self.code = code
+
+
+class AlreadyExists(DomainError):
+    code = "already_exists"
+
+
+class UniqueViolation(DomainError):
+    code = "unique_violation"
+
+    def __init__(self, fields: list[str]):
+        super().__init__(
+            "Already taken: " + ", ".join(fields) + ".",
+            errors=[FieldError(name, "taken", f"This {name} is already taken.") for name in fields],
+        )
+        self.fields = fields
+
+
+class VersionConflict(DomainError):
+    """The item changed since the caller read it; `current` is the item as the failed write saw it."""
+
+    code = "version_conflict"
+
+    def __init__(self, current: dict[str, Any], expected: int):
+        super().__init__(
+            f"The resource is at version {current.get('version')}, not {expected}.",
+            extra={"current": current},
+        )
+        self.current = current
+        self.expected = expected
+
+
+class InvalidTransition(DomainError):
+    code = "invalid_transition"
+
+    def __init__(self, current_status: str, requested_status: str, current: dict[str, Any] | None = None):
+        super().__init__(
+            f"Status cannot move from {current_status} to {requested_status}.",
+            extra={"currentStatus": current_status, "requestedStatus": requested_status},
+        )
+        self.current = current
+
+
+class InsufficientFunds(DomainError):
+    code = "insufficient_funds"
+
+    def __init__(self, available_cents: int, requested_cents: int, *, field: str | None = None):
+        errors = [FieldError(field, "insufficient_funds", "Not enough available money.")] if field else None
+        super().__init__(
+            f"Available {available_cents} cents, requested {requested_cents}.",
+            errors=errors,
+            extra={"availableCents": available_cents, "requestedCents": requested_cents},
+        )
+
+
+class HoldSettled(DomainError):
+    code = "hold_settled"
+
+    def __init__(self, hold_id: str, status: str):
+        super().__init__(f"Hold {hold_id} is already {status.lower()}.", extra={"holdStatus": status})
+
+
+class BalanceNotZero(DomainError):
+    code = "balance_not_zero"
+
+
+class InvalidInput(DomainError):
+    """Well-formed but semantically invalid (e.g. a transfer to oneself)."""
+
+    code = "validation_failed"
+
+    def __init__(self, detail: str, errors: list[FieldError] | None = None):
+        super().__init__(detail, errors=errors)
+
+
+class Busy(Exception):
+    """DynamoDB kept answering with conflicts or throttling after our bounded retries.
+
+    Nothing was written; the client may retry after `retry_after_s`. Not a DomainError:
+    it is never cached as the answer to an idempotency key.
+    """
+
+    def __init__(self, reason: str, retry_after_s: int = 1):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after_s = retry_after_s
+
+
+class IdempotencyKeyReused(DomainError):
+    """The Idempotency-Key was first used for a different request."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self) -> None:
+        super().__init__("This Idempotency-Key was already used with a different request.")

@@ -1,0 +1,88 @@
+"""Condition and update expressions, with a placeholder for every attribute name and value.
+
+Conditions are boto3's own (`boto3.dynamodb.conditions.Attr`), rendered by boto3's builder
+(`#n*` / `:v*`). Update expressions have no boto3 builder, so this module renders them with
+its own placeholder families (`#s* #i* #r*` / `:s* :i*`), which never clash with boto3's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
+
+from ddbguard.codec import to_attribute
+
+
+def _merge(params: dict, names: Mapping[str, str], values: Mapping[str, Any]) -> dict:
+    if names:
+        params.setdefault("ExpressionAttributeNames", {}).update(names)
+    if values:
+        params.setdefault("ExpressionAttributeValues", {}).update({k: to_attribute(v) for k, v in values.items()})
+    return params
+
+
+def condition_params(condition: ConditionBase | None) -> dict:
+    """`ConditionExpression` plus its names and values, ready to splat into a request."""
+    if condition is None:
+        return {}
+    built = ConditionExpressionBuilder().build_expression(condition)
+    return _merge(
+        {"ConditionExpression": built.condition_expression},
+        built.attribute_name_placeholders,
+        built.attribute_value_placeholders,
+    )
+
+
+def update_params(
+    *,
+    set_values: Mapping[str, Any] | None = None,
+    increments: Mapping[str, int] | None = None,
+    derived: Mapping[tuple[str, ...], tuple[str, int]] | None = None,
+    remove: Iterable[tuple[str, ...] | str] = (),
+    condition: ConditionBase | None = None,
+) -> dict:
+    """`UpdateExpression` and an optional condition.
+
+    set_values: SET a = :v; increments: SET n = n + :d; derived: SET path = source + :d (every
+    operand is the value before the update, so a derived path records exactly the new value);
+    remove: REMOVE path (a name, or a tuple of names for a nested map path).
+    """
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    assignments: list[str] = []
+    for index, (name, value) in enumerate((set_values or {}).items()):
+        names[f"#s{index}"], values[f":s{index}"] = name, value
+        assignments.append(f"#s{index} = :s{index}")
+    for index, (name, delta) in enumerate((increments or {}).items()):
+        names[f"#i{index}"], values[f":i{index}"] = name, delta
+        assignments.append(f"#i{index} = #i{index} + :i{index}")
+    for index, (path, (source, delta)) in enumerate((derived or {}).items()):
+        rendered = []
+        for depth, name in enumerate(path):
+            names[f"#d{index}p{depth}"] = name
+            rendered.append(f"#d{index}p{depth}")
+        names[f"#d{index}s"], values[f":d{index}"] = source, delta
+        assignments.append(f"{'.'.join(rendered)} = #d{index}s + :d{index}")
+    removals: list[str] = []
+    for index, path in enumerate(remove):
+        rendered = []
+        for depth, name in enumerate((path,) if isinstance(path, str) else path):
+            names[f"#r{index}p{depth}"] = name
+            rendered.append(f"#r{index}p{depth}")
+        removals.append(".".join(rendered))
+    clauses = []
+    if assignments:
+        clauses.append("SET " + ", ".join(assignments))
+    if removals:
+        clauses.append("REMOVE " + ", ".join(removals))
+    if not clauses:
+        raise ValueError("an update needs at least one SET or REMOVE")
+    params = _merge({"UpdateExpression": " ".join(clauses)}, names, values)
+    cond = condition_params(condition)
+    if cond:
+        params["ConditionExpression"] = cond["ConditionExpression"]
+        _merge(params, cond.get("ExpressionAttributeNames", {}), {})
+        params.setdefault("ExpressionAttributeValues", {}).update(cond.get("ExpressionAttributeValues", {}))
+    return params

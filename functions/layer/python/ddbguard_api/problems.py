@@ -1,0 +1,71 @@
+"""RFC 9457 problem details, and the one table that maps domain errors to HTTP statuses."""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+from typing import Any
+
+from ddbguard import errors as domain
+from ddbguard.errors import FieldError
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://ddbguard.dev/problems/"
+
+# Exact class -> status; a subclass not listed falls back to its nearest listed base.
+STATUS_BY_ERROR: dict[type[domain.DomainError], int] = {
+    domain.NotFound: 404,
+    domain.AlreadyExists: 409,
+    domain.UniqueViolation: 409,
+    domain.InvalidTransition: 409,
+    domain.InsufficientFunds: 409,
+    domain.HoldSettled: 409,
+    domain.BalanceNotZero: 409,
+    domain.VersionConflict: 412,
+    domain.InvalidInput: 422,
+    domain.IdempotencyKeyReused: 422,
+}
+
+
+def status_of(error: domain.DomainError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]
+    return 409
+
+
+def problem(
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    field_errors: list[FieldError] | None = None,
+    extra: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A complete Lambda proxy response carrying a problem document."""
+    body: dict[str, Any] = {
+        "type": TYPE_BASE + code.replace("_", "-"),
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if field_errors:
+        body["errors"] = [{"field": e.field, "code": e.code, "message": e.message} for e in field_errors]
+    if extra:
+        body.update(extra)
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": PROBLEM_JSON, **(headers or {})},
+        "body": json.dumps(body, ensure_ascii=False),
+    }
+
+
+def from_domain_error(error: domain.DomainError) -> dict[str, Any]:
+    headers = {}
+    if isinstance(error, domain.VersionConflict) and isinstance(error.current.get("version"), int):
+        headers["ETag"] = f'"{error.current["version"]}"'
+    return problem(
+        status_of(error), error.code, error.detail, field_errors=error.errors, extra=error.extra, headers=headers
+    )

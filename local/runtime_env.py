@@ -1,0 +1,24 @@
+"""The environment a handler sees locally: the same variables the stack sets, plus DynamoDB Local."""
+
+from __future__ import annotations
+
+import os
+
+
+def configure(endpoint: str, table: str) -> None:
+    os.environ.update(
+        {
+            "TABLE_NAME": table,
+            "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+            "AWS_ACCESS_KEY_ID": "local",
+            "AWS_SECRET_ACCESS_KEY": "local",
+            "POWERTOOLS_SERVICE_NAME": "ddbguard",
+            "POWERTOOLS_METRICS_NAMESPACE": "ddbguard",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+        }
+    )
+    os.environ.pop("AWS_PROFILE", None)
+    os.environ.pop("AWS_SESSION_TOKEN", None)

@@ -1,0 +1,141 @@
+"""The local API: each HTTP request becomes an API Gateway REST proxy event for its route's handler.
+
+Routes come from functions/routes.py, the same table the CDK API is built from. A thread per
+connection (64+ concurrent clients); a handler that raises answers 502 and the server goes on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import threading
+import traceback
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from local.apigw_events import build_event, match_path
+from local.lambda_context import LambdaContext
+from local.tokens import claims_from_authorization
+
+MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refuse past 64 KiB anyway
+
+_import_lock = threading.Lock()
+
+
+def load_handler(route: Any):
+    with _import_lock:  # first imports of a module from several threads at once
+        return importlib.import_module(route.handler).handler
+
+
+def _problem(
+    status: int, code: str, detail: str, extra_headers: dict[str, str] | None = None
+) -> tuple[int, dict, bytes]:
+    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status, "detail": detail, "code": code}
+    return status, {"Content-Type": "application/problem+json", **(extra_headers or {})}, json.dumps(body).encode()
+
+
+def find_route(method: str, path: str):
+    import routes
+
+    path_matched = False
+    for route in routes.ROUTES:
+        parameters = match_path(route.path, path)
+        if parameters is None:
+            continue
+        path_matched = True
+        if route.method == method:
+            return route, parameters, True
+    return None, None, path_matched
+
+
+def invoke(
+    method: str, raw_path: str, headers: list[tuple[str, str]], body: bytes
+) -> tuple[int, dict[str, Any], bytes]:
+    path = urlsplit(raw_path).path
+    route, parameters, path_matched = find_route(method, path)
+    if route is None:
+        if path_matched:
+            return _problem(405, "method_not_allowed", f"{method} is not allowed on {path}.")
+        return _problem(404, "not_found", f"No route for {method} {path}.")
+    claims = None
+    if route.auth:
+        authorization = next((v for k, v in headers if k.lower() == "authorization"), None)
+        claims = claims_from_authorization(authorization)
+        if claims is None:  # what API Gateway's Cognito authorizer answers, before any Lambda runs
+            return _problem(401, "unauthorized", "Send Authorization: Bearer <token> (make token SUB=...).")
+    event = build_event(
+        method=method,
+        resource=route.path,
+        raw_path=raw_path,
+        headers=headers,
+        body=body,
+        path_parameters=parameters,
+        claims=claims,
+    )
+    try:
+        response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+    except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
+        traceback.print_exc()
+        return _problem(502, "bad_gateway", "The handler failed.")
+    out_headers: dict[str, Any] = dict(response.get("headers") or {})
+    for name, values in (response.get("multiValueHeaders") or {}).items():
+        out_headers[name] = values
+    payload = response.get("body") or ""
+    data = payload.encode() if not response.get("isBase64Encoded") else __import__("base64").b64decode(payload)
+    return int(response.get("statusCode", 502)), out_headers, data
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "ddbguard-local"
+
+    def _serve(self) -> None:
+        length_header = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding"):
+            status, headers, data = _problem(411, "length_required", "Send a Content-Length.")
+            self.close_connection = True
+        else:
+            try:
+                length = int(length_header or 0)
+            except ValueError:
+                length = -1
+            if length < 0 or length > MAX_READ_BYTES:
+                status, headers, data = _problem(413, "payload_too_large", "The body is too large.")
+                self.close_connection = True
+            else:
+                body = self.rfile.read(length) if length else b""
+                status, headers, data = invoke(self.command, self.path, list(self.headers.items()), body)
+        self.send_response(status)
+        for name, value in headers.items():
+            for one in value if isinstance(value, list) else [value]:
+                if name.lower() not in ("content-length", "connection"):
+                    self.send_header(name, str(one))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = do_OPTIONS = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's signature
+        if self.server.quiet:  # type: ignore[attr-defined]
+            return
+        sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+
+class LocalApiServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+    allow_reuse_address = True
+
+    def __init__(self, host: str, port: int, quiet: bool = False):
+        super().__init__((host, port), _Handler)
+        self.quiet = quiet
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"

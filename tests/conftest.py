@@ -1,0 +1,66 @@
+"""Session fixtures: one private DynamoDB Local (in memory, free port) for the whole run.
+
+Every test makes its own ids and values, so tests never see each other's data and two
+`make test` runs (or a `make run`) never share a port or a table.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+import local  # noqa: F401 - puts functions/ and the layer on sys.path, as Lambda does
+from local.dynamodb_local import DynamoDBLocal, local_client
+from local.runtime_env import configure
+from local.table import ensure_table
+from tests.support.api_client import ApiClient
+
+TABLE = "ddbguard-test"
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local() -> Iterator[DynamoDBLocal]:
+    with DynamoDBLocal() as database:
+        configure(database.endpoint, TABLE)
+        ensure_table(local_client(database.endpoint), TABLE)
+        yield database
+
+
+@pytest.fixture(scope="session")
+def ddb_client(dynamodb_local: DynamoDBLocal):
+    """ddbguard's own client (the one the handlers use): count its calls, inject its faults."""
+    from ddbguard.dynamodb import client
+
+    return client()
+
+
+@pytest.fixture(scope="session")
+def raw_client(dynamodb_local: DynamoDBLocal):
+    """A separate client for test assertions, so counting ddbguard's calls is not disturbed."""
+    return local_client(dynamodb_local.endpoint, timeout=10)
+
+
+@pytest.fixture(scope="session")
+def api(dynamodb_local: DynamoDBLocal) -> ApiClient:
+    return ApiClient()
+
+
+@pytest.fixture(scope="session")
+def local_server(dynamodb_local: DynamoDBLocal) -> Iterator[str]:
+    from local.server import LocalApiServer
+
+    server = LocalApiServer("127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield server.url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def uid() -> str:
+    """A short unique suffix for this test's values."""
+    return uuid.uuid4().hex[:12]

@@ -1,0 +1,1 @@
+"""Test support shared by every suite: the handler client, call counting, fault injection."""
