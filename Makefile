@@ -15,7 +15,7 @@ export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
 PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
 	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
 
-.PHONY: help install check-tools run test test-fast synth token invoke events lint audit-locks bench clean
+.PHONY: help install check-tools run test synth token invoke events lint audit-locks bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -27,6 +27,7 @@ help:
 	@echo "make lint                     ruff"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make bench                    benchmarks; prints a table"
+	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
 
 check-tools:
 	@command -v java >/dev/null 2>&1 || { echo "ddbguard: Java 17+ is required for DynamoDB Local, and 'java' is not on PATH." >&2; exit 1; }
@@ -72,6 +73,10 @@ audit-locks: install
 
 bench: install
 	$(PY) -m bench
+
+# The idempotency fault matrix at full strength: 200 trials per money route and fault.
+soak: install
+	DDBGUARD_FAULT_TRIALS=200 $(PY) -m pytest tests/integration/test_idempotency_faults.py -q
 
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import boto3
 from botocore.config import Config
@@ -41,7 +42,7 @@ def port_in_use(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def local_client(endpoint: str, timeout: float = 5.0):
+def local_client(endpoint: str, timeout: float = 5.0) -> Any:
     return boto3.client(
         "dynamodb",
         endpoint_url=endpoint,

@@ -38,9 +38,8 @@ def main() -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        print(
-            f"ddbguard: starting DynamoDB Local on port {ddb_port} ({'in memory' if data_dir == 'memory' else data_dir})"
-        )
+        storage = "in memory" if data_dir == "memory" else data_dir
+        print(f"ddbguard: starting DynamoDB Local on port {ddb_port} ({storage})")
         database.start()
         configure(database.endpoint, table)
         ensure_table(local_client(database.endpoint), table)

@@ -11,6 +11,7 @@ import json
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -25,7 +26,7 @@ MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refus
 _import_lock = threading.Lock()
 
 
-def load_handler(route: Any):
+def load_handler(route: Any) -> Callable[[dict, Any], dict]:
     with _import_lock:  # first imports of a module from several threads at once
         return importlib.import_module(route.handler).handler
 
@@ -37,7 +38,7 @@ def _problem(
     return status, {"Content-Type": "application/problem+json", **(extra_headers or {})}, json.dumps(body).encode()
 
 
-def find_route(method: str, path: str):
+def find_route(method: str, path: str) -> tuple[Any, dict[str, str] | None, bool]:
     import routes
 
     path_matched = False

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ddbguard.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
 
 
-def ensure_table(client, table_name: str) -> None:
+def ensure_table(client: Any, table_name: str) -> None:
     try:
         client.describe_table(TableName=table_name)
         return

@@ -16,9 +16,9 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def make_token(sub: str, groups: list[str] | None = None, ttl_s: int = 12 * 3600) -> str:
+def make_token(sub: str, groups: list[str] | None = None, ttl_s: int = 12 * 3600, issued_at: int | None = None) -> str:
     header = {"alg": "none", "typ": "JWT"}
-    now = int(time.time())
+    now = int(time.time()) if issued_at is None else issued_at
     payload: dict[str, Any] = {"sub": sub, "token_use": "id", "iss": "ddbguard-local", "iat": now, "exp": now + ttl_s}
     if groups:
         payload["cognito:groups"] = groups

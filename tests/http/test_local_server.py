@@ -19,7 +19,7 @@ def _call(url: str, method: str = "GET", body: bytes | None = None, headers: dic
 
 
 def test_health_answers_ok(local_server):
-    status, headers, body = _call(f"{local_server}/health")
+    status, _headers, body = _call(f"{local_server}/health")
     assert status == 200
     assert json.loads(body) == {"status": "ok"}
 

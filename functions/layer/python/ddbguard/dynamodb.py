@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
+
+if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 # botocore retries throttling and connection errors itself ("standard" mode);
 # transaction conflicts are retried by ddbguard.transactions, which knows the request is safe to repeat.
@@ -23,6 +27,6 @@ def table_name() -> str:
 
 
 @lru_cache(maxsize=1)
-def client():
+def client() -> DynamoDBClient:
     """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set."""
     return boto3.session.Session().client("dynamodb", config=_CLIENT_CONFIG)

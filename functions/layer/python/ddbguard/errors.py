@@ -109,14 +109,16 @@ class InvalidInput(DomainError):
 class Busy(Exception):
     """DynamoDB kept answering with conflicts or throttling after our bounded retries.
 
-    Nothing was written; the client may retry after `retry_after_s`. Not a DomainError:
-    it is never cached as the answer to an idempotency key.
+    Nothing was written, or (`outcome_unknown`) DynamoDB never answered a write: either way
+    the client should retry after `retry_after_s` with the same Idempotency-Key. Not a
+    DomainError: it is never cached as the answer to an idempotency key.
     """
 
-    def __init__(self, reason: str, retry_after_s: int = 1):
+    def __init__(self, reason: str, retry_after_s: int = 1, *, outcome_unknown: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.retry_after_s = retry_after_s
+        self.outcome_unknown = outcome_unknown
 
 
 class IdempotencyKeyReused(DomainError):

@@ -35,6 +35,16 @@ def condition_params(condition: ConditionBase | None) -> dict:
     )
 
 
+def key_condition_params(condition: ConditionBase) -> dict:
+    """`KeyConditionExpression` (from boto3's `Key(...)` conditions) plus its names and values, for a Query."""
+    built = ConditionExpressionBuilder().build_expression(condition, is_key_condition=True)
+    return _merge(
+        {"KeyConditionExpression": built.condition_expression},
+        built.attribute_name_placeholders,
+        built.attribute_value_placeholders,
+    )
+
+
 def update_params(
     *,
     set_values: Mapping[str, Any] | None = None,
@@ -84,5 +94,6 @@ def update_params(
     if cond:
         params["ConditionExpression"] = cond["ConditionExpression"]
         _merge(params, cond.get("ExpressionAttributeNames", {}), {})
-        params.setdefault("ExpressionAttributeValues", {}).update(cond.get("ExpressionAttributeValues", {}))
+        if cond.get("ExpressionAttributeValues"):  # DynamoDB rejects an empty map
+            params.setdefault("ExpressionAttributeValues", {}).update(cond["ExpressionAttributeValues"])
     return params

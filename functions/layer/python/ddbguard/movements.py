@@ -15,6 +15,7 @@ nothing: the statement reads `pending` for any entry not yet settled.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,7 +204,11 @@ def settle_entry(entry: dict[str, Any]) -> dict[str, Any]:
         condition=Attr(PARTITION_KEY).exists(),
         return_values="NONE",
     )
-    transactions.conditional_update(balance_key, remove=((PENDING, entry_id),), condition=None, return_values="NONE")
+    # Guarded: UpdateItem upserts, and an emptied ledger may be deleted (with its account) meanwhile.
+    with suppress(transactions.ConditionFailed):
+        transactions.conditional_update(
+            balance_key, remove=((PENDING, entry_id),), condition=Attr(PARTITION_KEY).exists(), return_values="NONE"
+        )
     return {**entry, "availableCentsAfter": after}
 
 

@@ -24,6 +24,8 @@ class MetricName:
     TRANSACTION_RETRY = "TransactionRetry"
     BUSY = "Busy"
     REPLAY = "IdempotentReplay"
+    LOCK_AUDIT_FINDING = "LockAuditFinding"
+    LOCK_AUDIT_UNREPAIRED = "LockAuditUnrepaired"
 
 
 # Powertools Metrics keeps one process-wide metric set. In Lambda one invocation runs at a

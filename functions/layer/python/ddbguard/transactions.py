@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from boto3.dynamodb.conditions import ConditionBase
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from ddbguard.codec import from_item, to_item
 from ddbguard.dynamodb import client, table_name
@@ -131,6 +132,11 @@ def transact_write(actions: list[dict], *, token: str | None = None, max_attempt
         try:
             client().transact_write_items(**request)
             return
+        except (BotocoreConnectionError, HTTPClientError) as error:
+            # botocore already re-sent the same request (same token) and never heard back: the
+            # outcome is unknown. The client retries with its Idempotency-Key; the marker or the
+            # token makes that retry answer with the first result instead of applying it again.
+            raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=True) from None
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code", "")
             if code == "TransactionCanceledException":
@@ -158,6 +164,8 @@ def transact_write(actions: list[dict], *, token: str | None = None, max_attempt
 def _single_write(operation: str, request: dict) -> dict:
     try:
         return getattr(client(), operation)(**request)
+    except (BotocoreConnectionError, HTTPClientError) as error:
+        raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=True) from None
     except ClientError as error:
         code = error.response.get("Error", {}).get("Code", "")
         if code == "ConditionalCheckFailedException":
@@ -195,6 +203,8 @@ def conditional_delete(key: dict[str, str], condition: ConditionBase) -> None:
 def get_item(key: dict[str, str], *, consistent: bool = True) -> dict[str, Any] | None:
     try:
         response = client().get_item(TableName=table_name(), Key=to_item(key), ConsistentRead=consistent)
+    except (BotocoreConnectionError, HTTPClientError) as error:
+        raise Busy(f"DynamoDB did not answer: {type(error).__name__}") from None
     except ClientError as error:
         if error.response.get("Error", {}).get("Code", "") in _TRANSIENT_ERRORS:
             raise Busy("DynamoDB is throttling reads") from None

@@ -98,6 +98,7 @@ class Endpoint:
         resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
         self.app.route(resolver_path, method=self.route.method)(self._resolve)
         self._idempotency_config: IdempotencyConfig | None = None
+        self.persistence: DynamoDBPersistenceLayer | None = None
         self._idempotent: Callable[..., dict[str, Any]] | None = None
         if self.route.idempotency != "none":
             self._setup_idempotency()
@@ -105,7 +106,7 @@ class Endpoint:
     def _setup_idempotency(self) -> None:
         operation = self.route.operation
         # One persistence layer per function: a shared instance keeps the first function's config.
-        persistence = DynamoDBPersistenceLayer(
+        self.persistence = persistence = DynamoDBPersistenceLayer(
             table_name=table_name(),
             key_attr=PARTITION_KEY,
             sort_key_attr=SORT_KEY,
@@ -205,13 +206,13 @@ class Endpoint:
             )
         except (Busy, IdempotencyPersistenceLayerError) as error:
             logger.warning("busy", extra={"reason": str(error)})
-            retry_after = getattr(error, "retry_after_s", 1)
-            result = problems.problem(
-                503,
-                "busy",
-                "The store is busy; nothing was written. Retry later.",
-                headers={"Retry-After": str(retry_after)},
+            detail = (
+                "The store did not answer in time; retry with the same Idempotency-Key."
+                if getattr(error, "outcome_unknown", False)
+                else "The store is busy; nothing was written. Retry later."
             )
+            retry_after = str(getattr(error, "retry_after_s", 1))
+            result = problems.problem(503, "busy", detail, headers={"Retry-After": retry_after})
         return Response(
             status_code=result["statusCode"],
             body=result.get("body") or None,

@@ -1,0 +1,25 @@
+"""POST /accounts: create an account whose email and username are unique (locks in the same transaction)."""
+
+from ddbguard import accounts
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import CreateAccount
+from ddbguard_api.replies import Reply, created
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), body=CreateAccount)
+
+
+@endpoint.operation
+def create_account(request: Request) -> Reply:
+    body = request.body
+    account = accounts.create_account(
+        request.caller.sub,
+        email=body.email,
+        username=body.username,
+        display_name=body.displayName,
+        identity=request.identity,
+    )
+    return created(account, f"/accounts/{account['accountId']}")
+
+
+handler = endpoint.lambda_handler()

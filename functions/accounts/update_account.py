@@ -1,0 +1,27 @@
+"""PATCH /accounts/{accountId} + If-Match: change email, username or displayName at the expected version."""
+
+from ddbguard import accounts
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import UpdateAccount
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), body=UpdateAccount)
+
+
+@endpoint.operation
+def update_account(request: Request) -> Reply:
+    body = request.body
+    account = accounts.update_account(
+        request.path["accountId"],
+        request.caller.sub,
+        request.if_match,
+        email=body.email,
+        username=body.username,
+        display_name=body.displayName,
+        identity=request.identity,
+    )
+    return ok(account)
+
+
+handler = endpoint.lambda_handler()

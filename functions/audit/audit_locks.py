@@ -1,0 +1,29 @@
+"""Scheduled lock audit (EventBridge, daily; not an API route): find and safely repair broken uniqueness locks.
+
+Each finding is logged; `LockAuditFinding` and `LockAuditUnrepaired` counts go to CloudWatch, so
+an alarm can fire when a finding could not be repaired (two accounts claiming one value).
+"""
+
+from dataclasses import asdict
+from typing import Any
+
+from ddbguard import lock_audit
+from ddbguard.observability import MetricName, count, logger, metrics, metrics_lock, tracer
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    try:
+        report = lock_audit.audit_locks(repair=True)
+        for finding in report.findings:
+            logger.warning("lock audit finding", extra=asdict(finding))
+        count(MetricName.LOCK_AUDIT_FINDING, len(report.findings))
+        count(MetricName.LOCK_AUDIT_UNREPAIRED, len(report.unrepaired))
+        summary = report.summary()
+        logger.info("lock audit done", extra=summary)
+        return summary
+    finally:
+        with metrics_lock:
+            if metrics.metric_set:
+                metrics.flush_metrics()

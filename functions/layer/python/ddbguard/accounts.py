@@ -1,0 +1,265 @@
+"""Accounts: email and username unique through lock items written in the account's own transaction.
+
+Every write is one TransactWriteItems (or one conditional write) whose conditions carry every
+rule: the owner check (`ownerSub`), the expected `version`, the locks' `attribute_not_exists` /
+`owner`, and on delete the ledger being empty. A refusal is explained from the failed write's
+cancellation reasons and ALL_OLD items, never from a read before it: 404 (absent or not yours,
+told apart from nothing else), 412 with the current account, 409 naming every taken field, 409
+`balance_not_zero`. Updates and deletes read the account once to learn which locks to swap or
+release; that read decides nothing, since the write only succeeds at the version it read.
+
+Public account JSON: `accountId, email, username, displayName, version, createdAt, updatedAt`.
+`displayName` is null when the owner never gave one: the service does not invent a name (the
+username is already there for a client that wants a fallback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
+from ddbguard import keys, transactions, uniqueness, versioning
+from ddbguard.errors import (
+    BalanceNotZero,
+    DomainError,
+    IdempotencyKeyReused,
+    NotFound,
+    UniqueViolation,
+    VersionConflict,
+)
+from ddbguard.ids import new_id, now_iso
+from ddbguard.movements import CLEARED, HELD
+from ddbguard.normalize import clean_display_name, normalised_unique_fields
+from ddbguard.observability import MetricName, count, logger
+from ddbguard.request_identity import RequestIdentity
+from ddbguard.schema import PARTITION_KEY
+from ddbguard.transactions import ConditionFailed, TransactionCancelled
+from ddbguard.uniqueness import ProtectedValue
+
+OWNER_SUB = "ownerSub"
+# Request field -> lock kind (contract section 4: UNIQ#EMAIL#..., UNIQ#HANDLE#...).
+UNIQUE_FIELDS = {"email": "EMAIL", "username": "HANDLE"}
+PUBLIC_FIELDS = ("accountId", "email", "username", "displayName", "version", "createdAt", "updatedAt")
+
+
+def owner_of(account_id: str) -> str:
+    """The `owner` a lock records for this account: the account's partition key."""
+    return keys.account_partition(account_id)
+
+
+def protected_values(values: dict[str, Any]) -> list[ProtectedValue]:
+    """The account's unique values (from a body or a stored item), in UNIQUE_FIELDS order."""
+    return [
+        ProtectedValue(field, kind, values[field])
+        for field, kind in UNIQUE_FIELDS.items()
+        if isinstance(values.get(field), str)
+    ]
+
+
+def public_account(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: item.get(name) for name in PUBLIC_FIELDS}
+
+
+def _not_found(account_id: str) -> NotFound:
+    return NotFound("not_found", f"No account {account_id}.")
+
+
+def _owned_by(owner_sub: str) -> ConditionBase:
+    return Attr(OWNER_SUB).eq(owner_sub)
+
+
+def _refusal(account_id: str, owner_sub: str, expected: int, item: dict[str, Any] | None) -> DomainError:
+    """Why a versioned, owner-checked write of the account failed, from its ALL_OLD item."""
+    if item is None or item.get(OWNER_SUB) != owner_sub:
+        return _not_found(account_id)  # not yours answers exactly like absent
+    count(MetricName.VERSION_CONFLICT)
+    return VersionConflict(public_account(item), expected)
+
+
+def _unique_violation(fields: list[str]) -> UniqueViolation:
+    count(MetricName.UNIQUE_VIOLATION)
+    return UniqueViolation(fields)
+
+
+def _commit(actions: list[dict], releases: list[dict], token: str | None) -> None:
+    """Run `actions + releases` as one transaction.
+
+    A release whose lock another owner holds (a broken table; the lock audit reports it) fails
+    its guard; that lock is not ours to delete, so the rest is sent again without it rather than
+    refusing the owner's change for ever. Positions of `actions` are the same in both attempts.
+    """
+    try:
+        transactions.transact_write(actions + releases, token=token)
+    except TransactionCancelled as cancelled:
+        if not releases or any(cancelled.failed(i) for i in range(len(actions))):
+            raise
+        kept = [release for i, release in enumerate(releases) if not cancelled.failed(len(actions) + i)]
+        logger.warning("lock held by another owner left in place", extra={"skipped": len(releases) - len(kept)})
+        transactions.transact_write(actions + kept)
+
+
+# --- create -----------------------------------------------------------------------------------
+
+
+def create_account(
+    owner_sub: str,
+    *,
+    email: str,
+    username: str,
+    display_name: str | None = None,
+    identity: RequestIdentity | None = None,
+) -> dict[str, Any]:
+    """Put the account (version 0) and both locks in one transaction; returns the public account.
+
+    With an Idempotency-Key the account id derives from the request, so a retry whose first
+    attempt committed finds its own account (`createdByRequest`) and answers it again.
+    """
+    unique = normalised_unique_fields({"email": email, "username": username})
+    account_id = identity.derived_id("account") if identity else new_id()
+    now = now_iso()
+    item: dict[str, Any] = {
+        **keys.account_key(account_id),
+        "kind": "account",
+        "accountId": account_id,
+        OWNER_SUB: owner_sub,
+        **unique,
+        "createdAt": now,
+        "updatedAt": now,
+    }
+    if display_name is not None:
+        item["displayName"] = clean_display_name(display_name)
+    if identity is not None:
+        item["createdByRequest"] = identity.digest
+        item["requestFingerprint"] = identity.fingerprint
+    values = protected_values(unique)
+    actions = [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)]
+    try:
+        transactions.transact_write(actions, token=identity.transaction_token if identity else None)
+    except TransactionCancelled as cancelled:
+        if cancelled.failed(0):
+            return _replayed_create(cancelled.item(0), identity)
+        taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(values)})
+        if taken:
+            raise _unique_violation(taken) from None
+        raise
+    return public_account({**item, versioning.VERSION: 0})
+
+
+def _replayed_create(stored: dict[str, Any] | None, identity: RequestIdentity | None) -> dict[str, Any]:
+    """The account key exists: only a retry of the request that created it may land here."""
+    if stored is None or identity is None or stored.get("createdByRequest") != identity.digest:
+        raise RuntimeError("a fresh account id collided with an existing account")
+    if stored.get("requestFingerprint") != identity.fingerprint:
+        raise IdempotencyKeyReused()
+    count(MetricName.REPLAY)
+    return public_account(stored)
+
+
+# --- read -------------------------------------------------------------------------------------
+
+
+def get_account(account_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
+    """The owner's account (admins may read any); anyone else gets NotFound, as if absent."""
+    item = transactions.get_item(keys.account_key(account_id))
+    if item is None or (item.get(OWNER_SUB) != caller_sub and not is_admin):
+        raise _not_found(account_id)
+    return public_account(item)
+
+
+def _owned_account(account_id: str, owner_sub: str) -> dict[str, Any]:
+    item = transactions.get_item(keys.account_key(account_id))
+    if item is None or item.get(OWNER_SUB) != owner_sub:
+        raise _not_found(account_id)
+    return item
+
+
+# --- update -----------------------------------------------------------------------------------
+
+
+def update_account(
+    account_id: str,
+    owner_sub: str,
+    expected: int,
+    *,
+    email: str | None = None,
+    username: str | None = None,
+    display_name: str | None = None,
+    identity: RequestIdentity | None = None,
+) -> dict[str, Any]:
+    """Change the account at the expected version; a changed unique value swaps its lock in the same transaction.
+
+    A displayName-only change (or unique values whose normalised form is unchanged) is one
+    versioned UpdateItem. Returns the public account as written.
+    """
+    unique = normalised_unique_fields({"email": email, "username": username})
+    set_values: dict[str, Any] = {**unique, "updatedAt": now_iso()}
+    if display_name is not None:
+        set_values["displayName"] = clean_display_name(display_name)
+    current = _owned_account(account_id, owner_sub)
+    owner = owner_of(account_id)
+    reserves: list[dict] = []
+    releases: list[dict] = []
+    reserved: list[ProtectedValue] = []
+    stored = {value.field: value for value in protected_values(current)}
+    for new in protected_values(unique):
+        old = stored.get(new.field)
+        if old is None:  # a broken item without this value: only a new lock to take
+            reserve, release = uniqueness.reserve_unique_values(owner, [new]), []
+        else:
+            reserve, release = uniqueness.swap_unique_value(owner, old, new)
+        reserves += reserve
+        releases += release
+        reserved += [new] if reserve else []
+    key = keys.account_key(account_id)
+    if not reserves and not releases:
+        try:
+            written = versioning.update_item(key, expected, set_values=set_values, condition=_owned_by(owner_sub))
+        except ConditionFailed as failed:
+            raise _refusal(account_id, owner_sub, expected, failed.item) from None
+        return public_account(written)
+    account_update = versioning.update_action(key, expected, set_values=set_values, condition=_owned_by(owner_sub))
+    try:
+        _commit([account_update, *reserves], releases, identity.transaction_token if identity else None)
+    except TransactionCancelled as cancelled:
+        if cancelled.failed(0):
+            raise _refusal(account_id, owner_sub, expected, cancelled.item(0)) from None
+        taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(reserved)})
+        if taken:
+            raise _unique_violation(taken) from None
+        raise
+    return public_account({**current, **set_values, versioning.VERSION: expected + 1})
+
+
+# --- delete -----------------------------------------------------------------------------------
+
+
+def _ledger_is_empty() -> ConditionBase:
+    # No balance item, or one holding nothing: an empty balance item goes with the account.
+    return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0))
+
+
+def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: RequestIdentity | None = None) -> None:
+    """Delete the account at the expected version, its locks and its empty balance item, in one transaction.
+
+    Ledger entries are kept (they are the history). Refused with BalanceNotZero while the
+    ledger holds money, cleared or held.
+    """
+    current = _owned_account(account_id, owner_sub)
+    actions = [
+        versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
+        transactions.delete(keys.balance_key(account_id), _ledger_is_empty()),
+    ]
+    releases = uniqueness.release_unique_values(owner_of(account_id), protected_values(current))
+    try:
+        _commit(actions, releases, identity.transaction_token if identity else None)
+    except TransactionCancelled as cancelled:
+        if cancelled.failed(0):
+            raise _refusal(account_id, owner_sub, expected, cancelled.item(0)) from None
+        if cancelled.failed(1):
+            balance = cancelled.item(1) or {}
+            raise BalanceNotZero(
+                f"Account {account_id} still holds money; empty its ledger first.",
+                extra={CLEARED: int(balance.get(CLEARED, 0)), HELD: int(balance.get(HELD, 0))},
+            ) from None
+        raise

@@ -1,0 +1,132 @@
+"""Holds: money moved from available to held, then captured (it leaves) or released (it returns), once.
+
+A hold is its own item, `ACCT#<accountId>` / `HOLD#<holdId>`:
+`{kind: "hold", holdId, accountId, ownerSub, amountCents, status: OPEN|CAPTURED|RELEASED,
+createdAt, updatedAt, createdByRequest, settledByRequest?}`. It is written or settled in the same
+transaction as the balance change and its entry (a `movements.move_money` extra action), so the
+balance's `holdCents` always equals the sum of the OPEN holds. Settling is guarded by
+`status = OPEN`: a second capture or release fails in the write, and the hold's returned item
+says why (absent -> 404 hold_not_found, already settled -> 409 hold_settled).
+
+Replies: placing answers the hold entry plus `holdId` and `holdStatus: "OPEN"`; capture and
+release answer their entry (type capture / release, with `holdId`) plus the hold's new
+`holdStatus` (CAPTURED / RELEASED).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr
+
+from ddbguard import keys, movements, transactions
+from ddbguard.errors import AlreadyExists, HoldSettled, NotFound
+from ddbguard.ids import now_iso
+from ddbguard.ledger import public_entry
+from ddbguard.movements import BalanceChange, ExtraGuardFailed
+from ddbguard.request_identity import RequestIdentity
+from ddbguard.schema import PARTITION_KEY
+
+OPEN = "OPEN"
+CAPTURED = "CAPTURED"
+RELEASED = "RELEASED"
+STATUS = "status"
+AMOUNT = "amountCents"
+
+
+def _hold_not_found(hold_id: str) -> NotFound:
+    return NotFound("hold_not_found", f"No hold {hold_id} on this ledger.")
+
+
+def _reply(entry: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    return {**public_entry(entry), **(result or {})}
+
+
+def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
+    """Move `amount_cents` from available to held, if available when the write lands."""
+    hold_id = identity.derived_id("hold")
+    now = now_iso()
+    hold = {
+        **keys.hold_key(account_id, hold_id),
+        "kind": "hold",
+        "holdId": hold_id,
+        "accountId": account_id,
+        movements.OWNER: caller_sub,
+        AMOUNT: amount_cents,
+        STATUS: OPEN,
+        "createdAt": now,
+        "updatedAt": now,
+        "createdByRequest": identity.digest,
+    }
+    change = BalanceChange(
+        account_id,
+        "hold",
+        amount_cents,
+        cleared_delta=0,
+        hold_delta=amount_cents,
+        owner_sub=caller_sub,
+        require_funds=True,
+        details={"holdId": hold_id},
+    )
+    try:
+        moved = movements.move_money(
+            [change],
+            request=identity,
+            extra_actions=[transactions.put(hold, Attr(PARTITION_KEY).not_exists())],
+            result={"holdId": hold_id, "holdStatus": OPEN},
+        )
+    except ExtraGuardFailed:
+        # The hold id is derived from this request, whose marker would have answered first.
+        raise AlreadyExists(f"Hold {hold_id} already exists.") from None
+    return _reply(moved.entries[0], moved.result)
+
+
+def capture_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+    """The held money leaves the account, once."""
+    return _settle(account_id, hold_id, caller_sub, identity, CAPTURED)
+
+
+def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+    """The held money returns to available, once."""
+    return _settle(account_id, hold_id, caller_sub, identity, RELEASED)
+
+
+def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> dict[str, Any]:
+    # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
+    hold_key = keys.hold_key(account_id, hold_id)
+    hold = transactions.get_item(hold_key)
+    if hold is None or hold.get(movements.OWNER) != caller_sub:
+        raise _hold_not_found(hold_id)
+    amount = int(hold[AMOUNT])
+    # A settled hold still goes through the write: a retry of the request that settled it is
+    # recognised by its marker and answered with the first result, anything else is refused there.
+    capture = outcome == CAPTURED
+    change = BalanceChange(
+        account_id,
+        "capture" if capture else "release",
+        amount,
+        cleared_delta=-amount if capture else 0,
+        hold_delta=-amount,
+        owner_sub=caller_sub,
+        details={"holdId": hold_id},
+    )
+    settle = transactions.update(
+        hold_key,
+        set_values={STATUS: outcome, "updatedAt": now_iso(), "settledByRequest": identity.digest},
+        condition=(
+            Attr(PARTITION_KEY).exists()
+            & Attr(movements.OWNER).eq(caller_sub)
+            & Attr(STATUS).eq(OPEN)
+            & Attr(AMOUNT).eq(amount)
+        ),
+    )
+    try:
+        moved = movements.move_money(
+            [change], request=identity, extra_actions=[settle], result={"holdId": hold_id, "holdStatus": outcome}
+        )
+    except ExtraGuardFailed as refused:
+        current = refused.item
+        if current is None or current.get(movements.OWNER) != caller_sub:
+            raise _hold_not_found(hold_id) from None
+        raise HoldSettled(hold_id, str(current.get(STATUS))) from None
+    return _reply(moved.entries[0], moved.result)

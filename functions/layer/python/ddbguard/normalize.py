@@ -1,0 +1,105 @@
+"""Unique values in their one comparable form, and the rules they must meet in that form.
+
+Two spellings that a person would call the same address or handle must become the same lock key,
+so every unique value goes through `unique_form` before it is checked, stored or locked:
+
+- NFKC folds compatibility variants (fullwidth letters -> ASCII, ligatures, the Kelvin sign);
+- case-folding is full Unicode folding, not `lower()` (`ß` and `ẞ` -> `ss`);
+- NFKC once more, because case-folding can leave a string that NFKC would change again;
+- surrounding whitespace (any Unicode space) is trimmed.
+
+Rules are checked AFTER normalising, so what is checked is exactly what is stored: a fullwidth
+username normalises to ASCII and passes, and a byte limit counts the bytes of the lock key's value.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ddbguard.errors import FieldError, InvalidInput
+
+# RFC 5321 limits a path to 254 octets and RFC 6531 keeps that limit in octets for UTF-8
+# addresses; counting UTF-8 bytes also bounds the characters at 254. The lock key
+# (`UNIQ#EMAIL#` + value) stays far below DynamoDB's 2048-byte partition key.
+EMAIL_MAX_BYTES = 254
+USERNAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{3,30}")
+USERNAME_MAX_BYTES = 30  # the pattern is ASCII, so characters and bytes agree
+DISPLAY_NAME_MAX_BYTES = 400  # 100 characters of up to 4 bytes each
+# Cc control, Cf format (zero-width, bidi overrides, BOM), Cs lone surrogates, Zl/Zp line breaks.
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def unique_form(value: str) -> str:
+    """The one comparable form of a unique value: NFKC, case-folded, trimmed."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return folded.strip()
+
+
+def utf8_length(value: str) -> int:
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
+def _has_forbidden_characters(value: str) -> bool:
+    return any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in value)
+
+
+def email_problem(normalised: str) -> FieldError | None:
+    """Why a normalised email is unacceptable, or None. Shape only: one @, both parts, no spaces."""
+    if utf8_length(normalised) > EMAIL_MAX_BYTES:
+        return FieldError("email", "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
+    local, at, domain = normalised.partition("@")
+    if (
+        not at
+        or not local
+        or not domain
+        or "@" in domain
+        or any(ch.isspace() for ch in normalised)
+        or _has_forbidden_characters(normalised)
+    ):
+        return FieldError("email", "invalid_format", "An email needs exactly one @, text on both sides and no spaces.")
+    return None
+
+
+def username_problem(normalised: str) -> FieldError | None:
+    """Why a normalised username is unacceptable, or None."""
+    if utf8_length(normalised) > USERNAME_MAX_BYTES or not USERNAME_PATTERN.fullmatch(normalised):
+        return FieldError(
+            "username", "invalid_format", "A username is 3 to 30 of A-Z, a-z, 0-9, '_', '.', '-' once normalised."
+        )
+    return None
+
+
+_RULES = {"email": email_problem, "username": username_problem}
+
+
+def normalised_unique_fields(values: dict[str, str | None]) -> dict[str, str]:
+    """Normalise and check every given unique field (`email`, `username`; None means not sent).
+
+    Returns the normalised values; raises InvalidInput (422) listing every invalid field at once.
+    """
+    normalised: dict[str, str] = {}
+    problems: list[FieldError] = []
+    for field, raw in values.items():
+        if raw is None:
+            continue
+        value = unique_form(raw)
+        problem = _RULES[field](value)
+        if problem is None:
+            normalised[field] = value
+        else:
+            problems.append(problem)
+    if problems:
+        raise InvalidInput("Some values are not acceptable.", problems)
+    return normalised
+
+
+def clean_display_name(raw: str) -> str:
+    """A display name is not unique: kept as written (NFC only), trimmed, and never blank."""
+    value = unicodedata.normalize("NFC", raw).strip()
+    if not value or utf8_length(value) > DISPLAY_NAME_MAX_BYTES or _has_forbidden_characters(value):
+        raise InvalidInput(
+            "The display name is not acceptable.",
+            [FieldError("displayName", "invalid_format", "A display name is 1 to 100 visible characters.")],
+        )
+    return value

@@ -1,0 +1,58 @@
+"""Transfers: money leaves one ledger and arrives in another in one transaction, or not at all.
+
+The source side is guarded by owner and funds, the destination only by existence (anyone's
+open ledger may receive). Both balance updates, both entries (`transfer_out`, `transfer_in`,
+each naming its counterparty and the transfer) and the request marker are one
+`movements.move_money` transaction; a refusal names its side in `errors[0].field` from the
+cancellation reason's position.
+
+Reply: the caller's `transfer_out` entry plus `transferId`, `fromAccountId` and `toAccountId`.
+The receiving side's entry is not shown: its `availableCentsAfter` is the recipient's business.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ddbguard import movements
+from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.ledger import public_entry
+from ddbguard.movements import BalanceChange
+from ddbguard.request_identity import RequestIdentity
+
+FROM_FIELD = "fromAccountId"
+TO_FIELD = "toAccountId"
+
+
+def transfer(
+    from_account_id: str, to_account_id: str, amount_cents: int, caller_sub: str, identity: RequestIdentity
+) -> dict[str, Any]:
+    if from_account_id == to_account_id:
+        message = "A transfer needs two different accounts."
+        raise InvalidInput(message, errors=[FieldError(TO_FIELD, "same_account", message)])
+    transfer_id = identity.derived_id("transfer")
+    outgoing = BalanceChange(
+        from_account_id,
+        "transfer_out",
+        amount_cents,
+        cleared_delta=-amount_cents,
+        owner_sub=caller_sub,
+        require_funds=True,
+        side_field=FROM_FIELD,
+        details={"transferId": transfer_id, "counterpartyAccountId": to_account_id},
+    )
+    incoming = BalanceChange(
+        to_account_id,
+        "transfer_in",
+        amount_cents,
+        cleared_delta=amount_cents,
+        side_field=TO_FIELD,
+        details={"transferId": transfer_id, "counterpartyAccountId": from_account_id},
+    )
+    moved = movements.move_money(
+        [outgoing, incoming],
+        request=identity,
+        result={"transferId": transfer_id, FROM_FIELD: from_account_id, TO_FIELD: to_account_id},
+    )
+    sent = next(e for e in moved.entries if e["accountId"] == from_account_id)
+    return {**public_entry(sent), **(moved.result or {})}

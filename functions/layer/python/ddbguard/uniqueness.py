@@ -1,0 +1,74 @@
+"""Uniqueness beyond the primary key: one lock item per protected value, written in the owner's transaction.
+
+DynamoDB only enforces uniqueness of a key, so each protected value becomes the key of a lock
+item (`UNIQ#<KIND>#<normalised value>`, SK `LOCK`) that records its `owner` (the owning entity's
+partition key, e.g. `ACCT#<id>`). Reserving puts the lock with `attribute_not_exists`; releasing
+deletes it only while it is still the owner's. The actions go into the same TransactWriteItems as
+the owner's own write, so the engine's key collision is the constraint and no read before the
+write decides anything. Which values were taken is read from the cancellation reasons by
+position: every taken field is reported, not only the first.
+
+Not account-specific: any entity with protected values uses the same four functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from boto3.dynamodb.conditions import Attr
+
+from ddbguard import keys, transactions
+from ddbguard.schema import PARTITION_KEY
+from ddbguard.transactions import TransactionCancelled
+
+OWNER = "owner"
+
+
+@dataclass(frozen=True)
+class ProtectedValue:
+    """A value that must be unique: the request field it came from, its lock kind, its normalised form."""
+
+    field: str
+    kind: str
+    value: str
+
+    @property
+    def key(self) -> dict[str, str]:
+        return keys.lock_key(self.kind, self.value)
+
+
+def lock_item(owner: str, protected: ProtectedValue) -> dict:
+    """The lock as stored. No timestamps: a retried transaction must render the same request."""
+    return {**protected.key, "kind": "lock", OWNER: owner, "field": protected.field, "value": protected.value}
+
+
+def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
+    """Put one lock per value, each only if nobody holds it (actions in the order of `values`)."""
+    return [transactions.put(lock_item(owner, value), Attr(PARTITION_KEY).not_exists()) for value in values]
+
+
+def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
+    """Delete one lock per value, each only while `owner` holds it.
+
+    A lock that is already gone does not block the owner's write (a release has nothing to do);
+    a lock held by someone else is never deleted: that action's guard fails.
+    """
+    still_ours = Attr(PARTITION_KEY).not_exists() | Attr(OWNER).eq(owner)
+    return [transactions.delete(value.key, still_ours) for value in values]
+
+
+def swap_unique_value(owner: str, old: ProtectedValue, new: ProtectedValue) -> tuple[list[dict], list[dict]]:
+    """(reserve actions, release actions) that move `owner` from `old` to `new`.
+
+    The same normalised value is no change: no action at all (DynamoDB rejects two operations on
+    one item in a transaction, and the lock is already the owner's).
+    """
+    if old.key == new.key:
+        return [], []
+    return reserve_unique_values(owner, [new]), release_unique_values(owner, [old])
+
+
+def taken_fields(cancelled: TransactionCancelled, reserved_at: dict[int, ProtectedValue]) -> list[str]:
+    """Every field whose lock put (at the given transaction positions) failed: held by another owner."""
+    return [value.field for position, value in sorted(reserved_at.items()) if cancelled.failed(position)]

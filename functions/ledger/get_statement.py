@@ -1,0 +1,25 @@
+"""GET /accounts/{accountId}/ledger?limit=&cursor=: the balance and a page of entries, newest first."""
+
+from ddbguard import statements
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import StatementQuery
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), query=StatementQuery)
+
+
+@endpoint.operation
+def get_statement(request: Request) -> Reply:
+    query = request.query
+    statement = statements.get_statement(
+        request.path["accountId"],
+        request.caller.sub,
+        is_admin=request.caller.is_admin,
+        limit=query.limit,
+        cursor=query.cursor,
+    )
+    return ok(statement)
+
+
+handler = endpoint.lambda_handler()

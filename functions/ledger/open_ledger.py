@@ -1,0 +1,18 @@
+"""POST /accounts/{accountId}/ledger: open the account's ledger (201 balance)."""
+
+from ddbguard import ledger
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.replies import Reply, created
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__))
+
+
+@endpoint.operation
+def open_ledger(request: Request) -> Reply:
+    account_id = request.path["accountId"]
+    balance = ledger.open_ledger(account_id, request.caller.sub, request.identity)
+    return created(balance, ledger.ledger_location(account_id))
+
+
+handler = endpoint.lambda_handler()

@@ -1,0 +1,19 @@
+"""POST /accounts/{accountId}/ledger/holds/{holdId}/release: held money returns to available, once (200)."""
+
+from ddbguard import holds
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__))
+
+
+@endpoint.operation
+def release_hold(request: Request) -> Reply:
+    settled = holds.release_hold(
+        request.path["accountId"], request.path["holdId"], request.caller.sub, request.identity
+    )
+    return ok(settled)
+
+
+handler = endpoint.lambda_handler()

@@ -1,0 +1,18 @@
+"""POST /accounts/{accountId}/ledger/withdrawals: take money out only if available (201 entry, else 409)."""
+
+from ddbguard import ledger
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import Amount
+from ddbguard_api.replies import Reply, created
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), body=Amount)
+
+
+@endpoint.operation
+def withdraw(request: Request) -> Reply:
+    entry = ledger.withdraw(request.path["accountId"], request.caller.sub, request.body.amountCents, request.identity)
+    return created(entry)
+
+
+handler = endpoint.lambda_handler()

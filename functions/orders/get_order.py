@@ -1,0 +1,17 @@
+"""GET /orders/{orderId}: the caller's order (admins: any) with its ETag."""
+
+from ddbguard import orders
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__))
+
+
+@endpoint.operation
+def get_order(request: Request) -> Reply:
+    order = orders.get(request.path["orderId"], request.caller.sub, admin=request.caller.is_admin)
+    return ok(order)
+
+
+handler = endpoint.lambda_handler()

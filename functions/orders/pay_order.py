@@ -1,0 +1,17 @@
+"""POST /orders/{orderId}/pay (Idempotency-Key required): PENDING -> PAID, ledger debit and entry, atomically."""
+
+from ddbguard import orders
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__))
+
+
+@endpoint.operation
+def pay_order(request: Request) -> Reply:
+    order = orders.pay(request.path["orderId"], request.caller.sub, request.identity)
+    return ok(order)
+
+
+handler = endpoint.lambda_handler()

@@ -1,0 +1,18 @@
+"""PATCH /orders/{orderId} + If-Match: move the order's status along the transition table."""
+
+from ddbguard import orders
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import UpdateOrderStatus
+from ddbguard_api.replies import Reply, ok
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), body=UpdateOrderStatus)
+
+
+@endpoint.operation
+def update_order_status(request: Request) -> Reply:
+    order = orders.update_status(request.path["orderId"], request.caller.sub, request.body.status, request.if_match)
+    return ok(order)
+
+
+handler = endpoint.lambda_handler()

@@ -1,0 +1,21 @@
+"""POST /transfers: move money between two ledgers in one transaction (201 the caller's transfer_out entry)."""
+
+from ddbguard import transfers
+from ddbguard_api.endpoint import Endpoint, Request
+from ddbguard_api.models import Transfer
+from ddbguard_api.replies import Reply, created
+from routes import by_handler
+
+endpoint = Endpoint(by_handler(__name__), body=Transfer)
+
+
+@endpoint.operation
+def create_transfer(request: Request) -> Reply:
+    body = request.body
+    sent = transfers.transfer(
+        body.fromAccountId, body.toAccountId, body.amountCents, request.caller.sub, request.identity
+    )
+    return created(sent)
+
+
+handler = endpoint.lambda_handler()

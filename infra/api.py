@@ -1,0 +1,280 @@
+"""REST API (API Gateway v1) wired from the route table: one Lambda proxy method per route."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aws_cdk import Acknowledgment, RemovalPolicy, Validations
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra import constants
+from infra.functions import RouteFunction
+
+PROBLEM_JSON = "application/problem+json"
+
+# One JSON line per request. `sub` is the caller as the Cognito authorizer saw it; `errorType` names the gateway
+# response (UNAUTHORIZED, THROTTLED, ...) when API Gateway answered without reaching a handler.
+ACCESS_LOG_FORMAT = json.dumps(
+    {
+        "requestId": "$context.requestId",
+        "requestTime": "$context.requestTime",
+        "ip": "$context.identity.sourceIp",
+        "httpMethod": "$context.httpMethod",
+        "resourcePath": "$context.resourcePath",
+        "path": "$context.path",
+        "status": "$context.status",
+        "protocol": "$context.protocol",
+        "responseLength": "$context.responseLength",
+        "responseLatency": "$context.responseLatency",
+        "integrationLatency": "$context.integrationLatency",
+        "sub": "$context.authorizer.claims.sub",
+        "errorType": "$context.error.responseType",
+        "xrayTraceId": "$context.xrayTraceId",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An API Gateway-generated error, answered as RFC 9457 problem details like the handlers' own errors."""
+
+    response_type: apigw.ResponseType
+    construct_id: str
+    status: int
+    title: str
+    code: str
+    detail: str
+
+    def body(self) -> str:
+        return json.dumps(
+            {
+                "type": "about:blank",
+                "title": self.title,
+                "status": self.status,
+                "detail": self.detail,
+                "code": self.code,
+            }
+        )
+
+
+# Errors API Gateway answers before a handler runs. Each one that has its own status gets its own entry, because a
+# status set on DEFAULT_4XX/DEFAULT_5XX applies to every response type that is not customised: the body's `status`
+# must never disagree with the HTTP status.
+GATEWAY_PROBLEMS: tuple[Problem, ...] = (
+    Problem(
+        apigw.ResponseType.UNAUTHORIZED,
+        "Unauthorized",
+        401,
+        "Unauthorized",
+        "unauthorized",
+        "A valid Cognito token is required in the Authorization header.",
+    ),
+    Problem(
+        apigw.ResponseType.ACCESS_DENIED,
+        "AccessDenied",
+        403,
+        "Forbidden",
+        "forbidden",
+        "The token does not grant access to this resource.",
+    ),
+    # Unknown paths and methods: API Gateway calls them MISSING_AUTHENTICATION_TOKEN (403); answer 404 as the
+    # local server does, so clients see the same thing in both places.
+    Problem(
+        apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN,
+        "NoSuchRoute",
+        404,
+        "Not Found",
+        "not_found",
+        "No route matches this method and path.",
+    ),
+    Problem(
+        apigw.ResponseType.RESOURCE_NOT_FOUND,
+        "ResourceNotFound",
+        404,
+        "Not Found",
+        "not_found",
+        "No route matches this method and path.",
+    ),
+    Problem(
+        apigw.ResponseType.REQUEST_TOO_LARGE,
+        "RequestTooLarge",
+        413,
+        "Content Too Large",
+        "payload_too_large",
+        "The request body is too large.",
+    ),
+    Problem(
+        apigw.ResponseType.UNSUPPORTED_MEDIA_TYPE,
+        "UnsupportedMediaType",
+        415,
+        "Unsupported Media Type",
+        "unsupported_media_type",
+        "Bodies must be application/json.",
+    ),
+    Problem(
+        apigw.ResponseType.THROTTLED,
+        "Throttled",
+        429,
+        "Too Many Requests",
+        "throttled",
+        "Too many requests; retry later.",
+    ),
+    Problem(
+        apigw.ResponseType.QUOTA_EXCEEDED,
+        "QuotaExceeded",
+        429,
+        "Too Many Requests",
+        "throttled",
+        "Request quota exceeded; retry later.",
+    ),
+    Problem(
+        apigw.ResponseType.INTEGRATION_TIMEOUT,
+        "IntegrationTimeout",
+        504,
+        "Gateway Timeout",
+        "gateway_timeout",
+        "The request took too long to process.",
+    ),
+    Problem(
+        apigw.ResponseType.DEFAULT_4_XX,
+        "Default4xx",
+        400,
+        "Bad Request",
+        "bad_request",
+        "The request could not be accepted.",
+    ),
+    Problem(
+        apigw.ResponseType.DEFAULT_5_XX,
+        "Default5xx",
+        500,
+        "Internal Server Error",
+        "internal_error",
+        "The service could not process the request.",
+    ),
+)
+
+
+class Api(Construct):
+    """The `ddbguard` REST API, stage `v1`."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        routes: Sequence[RouteFunction],
+        user_pool: cognito.IUserPool,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.access_logs = logs.LogGroup(
+            self,
+            "AccessLogs",
+            retention=constants.LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.rest_api = apigw.RestApi(
+            self,
+            "RestApi",
+            rest_api_name=constants.API_NAME,
+            description="ddbguard: data-integrity patterns on DynamoDB",
+            endpoint_types=[apigw.EndpointType.REGIONAL],
+            # Execution logging (ERROR level) needs the account-level CloudWatch role API Gateway writes with.
+            cloud_watch_role=True,
+            deploy_options=apigw.StageOptions(
+                stage_name=constants.API_STAGE,
+                access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
+                access_log_format=apigw.AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+                logging_level=apigw.MethodLoggingLevel.ERROR,
+                # Request/response bodies carry personal data (emails); keep them out of execution logs.
+                data_trace_enabled=False,
+                metrics_enabled=True,
+                tracing_enabled=True,
+                throttling_rate_limit=constants.API_THROTTLE_RATE_LIMIT,
+                throttling_burst_limit=constants.API_THROTTLE_BURST_LIMIT,
+            ),
+        )
+        self.authorizer = apigw.CognitoUserPoolsAuthorizer(
+            self,
+            "Authorizer",
+            cognito_user_pools=[user_pool],
+            identity_source=apigw.IdentitySource.header("Authorization"),
+        )
+        # Path parameters are checked at the edge. Bodies and headers are not: the handlers validate them strictly
+        # and answer with the contract's statuses (422 with field errors, 428 for a missing If-Match, 400
+        # idempotency_key_required, ...), which API Gateway's validator cannot reproduce.
+        self.parameter_validator = self.rest_api.add_request_validator(
+            "PathParameterValidator",
+            request_validator_name="path-parameters",
+            validate_request_parameters=True,
+            validate_request_body=False,
+        )
+        self.methods: dict[str, apigw.Method] = {}
+        for item in routes:
+            self.methods[item.route.key] = self._add_route(item)
+        for problem in GATEWAY_PROBLEMS:
+            self.rest_api.add_gateway_response(
+                problem.construct_id,
+                type=problem.response_type,
+                status_code=str(problem.status),
+                response_headers={"Content-Type": f"'{PROBLEM_JSON}'"},
+                templates={"application/json": problem.body()},
+            )
+
+        Validations.of(self.rest_api).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-APIG2",
+                reason="Request validation is partial by design: path parameters are validated by API Gateway, "
+                "bodies and headers by the handlers, which must answer with the contract's problem details "
+                "(422 field errors, 428, 413, idempotency codes) identically locally and deployed.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-APIG3",
+                reason="No WAF web ACL: every route but /health needs a Cognito token and the stage is throttled; "
+                "a web ACL's fixed monthly cost is out of proportion for this demo service.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+                "AmazonAPIGatewayPushToCloudWatchLogs]",
+                reason="The account-level role API Gateway uses for execution logs; AWS's managed policy is the "
+                "documented way to grant it, and only apigateway.amazonaws.com can assume the role.",
+            ),
+        )
+
+    @property
+    def url(self) -> str:
+        return self.rest_api.url
+
+    def _add_route(self, item: RouteFunction) -> apigw.Method:
+        route = item.route
+        resource = self.rest_api.root.resource_for_path(route.path)
+        parameters = {f"method.request.path.{name}": True for name in route.path_parameters}
+        method = resource.add_method(
+            route.method,
+            # Proxy integration: handlers receive the REST v1 proxy event the local server also builds.
+            # No test-invoke permission: it would double the Lambda permissions for a console-only feature.
+            apigw.LambdaIntegration(item.function, proxy=True, allow_test_invoke=False),
+            operation_name=route.operation,
+            authorization_type=apigw.AuthorizationType.COGNITO if route.auth else apigw.AuthorizationType.NONE,
+            authorizer=self.authorizer if route.auth else None,
+            request_parameters=parameters or None,
+            request_validator=self.parameter_validator if parameters else None,
+        )
+        if not route.auth:
+            Validations.of(method).acknowledge(
+                Acknowledgment(
+                    id="AwsSolutions-APIG4",
+                    reason=f"{route.key} is the public liveness check (contract: no token needed); its function "
+                    "returns a constant and has no table permission.",
+                ),
+                Acknowledgment(
+                    id="AwsSolutions-COG4",
+                    reason=f"{route.key} is deliberately unauthenticated (contract section 2); every other route "
+                    "uses the Cognito user-pool authorizer.",
+                ),
+            )
+        return method

@@ -1,0 +1,71 @@
+"""`make audit-locks [REPAIR=1]`: audit (and repair) the uniqueness locks of the local table.
+
+Talks to the DynamoDB Local that `make run` started (`http://127.0.0.1:$DYNAMODB_PORT`, table
+`$TABLE_NAME`). Prints every finding as a table; exits 1 when a finding is left unrepaired,
+2 when the table cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from local.runtime_env import configure
+
+COLUMNS = ("problem", "field", "value", "account", "repaired", "detail")
+
+
+def _rows(findings: list) -> list[tuple[str, ...]]:
+    return [
+        (
+            f.problem,
+            f.field or "-",
+            f.value if f.value is not None else "-",
+            f.account_id or "-",
+            "yes" if f.repaired else "no",
+            f.detail,
+        )
+        for f in findings
+    ]
+
+
+def format_table(findings: list) -> str:
+    rows = [COLUMNS, *_rows(findings)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make audit-locks", description=__doc__.splitlines()[0])
+    parser.add_argument("--repair", action="store_true", help="fix what can be fixed safely (conditional writes)")
+    args = parser.parse_args(argv)
+    endpoint = f"http://127.0.0.1:{os.environ.get('DYNAMODB_PORT', '8000')}"
+    table = os.environ.get("TABLE_NAME", "ddbguard")
+    configure(endpoint, table)
+    from ddbguard import lock_audit
+    from ddbguard.errors import Busy
+
+    try:
+        report = lock_audit.audit_locks(repair=args.repair)
+    except (BotoCoreError, ClientError, Busy) as error:
+        print(f"ddbguard: cannot audit table {table} at {endpoint} (is `make run` running?): {error}", file=sys.stderr)
+        return 2
+    summary = report.summary()
+    print(
+        f"ddbguard: lock audit of {table}: {summary['locksScanned']} locks, {summary['accountsScanned']} accounts, "
+        f"{summary['findings']} findings, {summary['repaired']} repaired, {summary['unrepaired']} unrepaired"
+    )
+    if report.findings:
+        print(format_table(report.findings))
+    if report.unrepaired and not args.repair:
+        print("ddbguard: run `make audit-locks REPAIR=1` to repair what can be repaired safely.")
+    return 1 if report.unrepaired else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

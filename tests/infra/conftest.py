@@ -1,0 +1,102 @@
+"""Synthesizes `DdbguardStack` once per session, with cdk-nag attached, and offers lookups into the template.
+
+Synthesis takes seconds, so every infra test shares one template. cdk-nag runs as a validation plugin during
+`Template.from_stack`: an unacknowledged finding raises there and fails every test that uses the template.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+# jsii prints a banner about Node 20 on every kernel start; it is noise in test output.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+os.environ.setdefault("CDK_DISABLE_CLI_TELEMETRY", "true")
+
+from aws_cdk import Stack  # noqa: E402
+from aws_cdk.assertions import Template  # noqa: E402
+
+from infra.stack import build_app  # noqa: E402
+
+
+@dataclass
+class Synth:
+    """The synthesized template plus the lookups the tests share."""
+
+    stack: Stack
+    template: Template
+    json: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.json = self.template.to_json()
+
+    @property
+    def resources(self) -> dict[str, dict[str, Any]]:
+        return self.json["Resources"]
+
+    def of_type(self, resource_type: str) -> dict[str, dict[str, Any]]:
+        return {key: value for key, value in self.resources.items() if value["Type"] == resource_type}
+
+    def functions_by_handler(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Lambda handler string -> (logical id, properties)."""
+        return {
+            props["Properties"]["Handler"]: (logical_id, props["Properties"])
+            for logical_id, props in self.of_type("AWS::Lambda::Function").items()
+        }
+
+    def resource_path(self, resource_logical_id: str) -> str:
+        """Full path of an `AWS::ApiGateway::Resource`, rebuilt from its PathPart/ParentId chain."""
+        parts: list[str] = []
+        current: Any = {"Ref": resource_logical_id}
+        while isinstance(current, dict) and "Ref" in current:
+            props = self.resources[current["Ref"]]["Properties"]
+            parts.append(props["PathPart"])
+            current = props["ParentId"]
+        # The chain ends at the API's root resource (Fn::GetAtt RestApi.RootResourceId).
+        return "/" + "/".join(reversed(parts))
+
+    def methods(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """(HTTP method, path) -> method properties."""
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for props in self.of_type("AWS::ApiGateway::Method").values():
+            props = props["Properties"]
+            resource_id = props["ResourceId"]
+            path = "/" if "Fn::GetAtt" in resource_id else self.resource_path(resource_id["Ref"])
+            found[(props["HttpMethod"], path)] = props
+        return found
+
+    @staticmethod
+    def as_list(value: Any) -> list[Any]:
+        """IAM allows a single string where a list is meant (Action, Resource)."""
+        return value if isinstance(value, list) else [value]
+
+    def role_statements(self, function_props: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every IAM statement attached (inline policies) to a function's execution role."""
+        role_id = function_props["Role"]["Fn::GetAtt"][0]
+        statements: list[dict[str, Any]] = []
+        for policy in self.of_type("AWS::IAM::Policy").values():
+            if {"Ref": role_id} in policy["Properties"]["Roles"]:
+                statements.extend(policy["Properties"]["PolicyDocument"]["Statement"])
+        role = self.resources[role_id]["Properties"]
+        for inline in role.get("Policies", []):
+            statements.extend(inline["PolicyDocument"]["Statement"])
+        return statements
+
+
+@pytest.fixture(scope="session")
+def synth() -> Synth:
+    _app, stack = build_app()
+    return Synth(stack=stack, template=Template.from_stack(stack))
+
+
+@pytest.fixture(scope="session")
+def template(synth: Synth) -> Template:
+    return synth.template

@@ -1,0 +1,62 @@
+"""Infra stays on its side of the line: the route table is the only runtime code it may import."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+INFRA_SOURCES = [*sorted((REPO_ROOT / "infra").rglob("*.py")), REPO_ROOT / "app.py"]
+RUNTIME_PACKAGES = ("functions", "ddbguard", "ddbguard_api", "local", "audit")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module)
+            # `from functions import ledger` imports functions.ledger.
+            modules.update(f"{node.module}.{alias.name}" for alias in node.names if node.module == "functions")
+    return modules
+
+
+def test_infra_imports_only_the_route_table_from_the_runtime_code() -> None:
+    assert INFRA_SOURCES
+    for path in INFRA_SOURCES:
+        for module in _imported_modules(path):
+            root = module.split(".")[0]
+            if root in RUNTIME_PACKAGES:
+                assert module == "functions.routes", f"{path.relative_to(REPO_ROOT)} imports {module}"
+
+
+def test_infra_source_does_not_reach_runtime_code_by_other_means() -> None:
+    for path in INFRA_SOURCES:
+        text = path.read_text(encoding="utf-8")
+        assert "sys.path" not in text, path
+        assert "importlib" not in text, path
+        assert "import_module" not in text, path
+
+
+def test_cdk_json_runs_the_venv_python_without_telemetry() -> None:
+    config = json.loads((REPO_ROOT / "cdk.json").read_text(encoding="utf-8"))
+    assert config["app"] == ".venv/bin/python app.py"
+    assert config["context"]["cli-telemetry"] is False
+    assert config["versionReporting"] is False
+
+
+def test_app_uses_cdk_nag_as_a_validation_plugin() -> None:
+    # cdk-nag 3 must be registered with Validations.of(app).add_plugins(...); Aspects.of(app).add(...) fails.
+    stack_path = REPO_ROOT / "infra" / "stack.py"
+    assert "Validations.of(app).add_plugins(AwsSolutionsChecks(app" in stack_path.read_text(encoding="utf-8")
+    names = {
+        alias.name
+        for path in INFRA_SOURCES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "aws_cdk"
+        for alias in node.names
+    }
+    assert "Aspects" not in names
+    assert "build_app" in (REPO_ROOT / "app.py").read_text(encoding="utf-8")

@@ -1,0 +1,117 @@
+"""One Lambda function per route plus the lock audit, all on the same runtime, layers and settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from aws_cdk.assertions import Match, Template
+
+from functions.routes import ROUTES
+from infra import constants
+
+if TYPE_CHECKING:
+    from conftest import Synth
+
+ROUTE_HANDLERS = [f"{route.handler}.handler" for route in ROUTES]
+ALL_HANDLERS = [*ROUTE_HANDLERS, constants.AUDIT_HANDLER]
+
+
+def test_one_function_per_route_plus_the_audit(synth: Synth) -> None:
+    handlers = sorted(props["Properties"]["Handler"] for props in synth.of_type("AWS::Lambda::Function").values())
+    assert handlers == sorted(ALL_HANDLERS)
+    assert len(set(ROUTE_HANDLERS)) == len(ROUTES)
+
+
+def test_handler_strings_follow_the_module_layout() -> None:
+    # `ledger.withdraw` lives in functions/ledger/withdraw.py and is invoked as ledger.withdraw.handler.
+    assert "ledger.withdraw.handler" in ROUTE_HANDLERS
+    assert constants.AUDIT_HANDLER == "audit.audit_locks.handler"
+
+
+@pytest.mark.parametrize("handler", ALL_HANDLERS)
+def test_function_settings(synth: Synth, handler: str) -> None:
+    _logical_id, props = synth.functions_by_handler()[handler]
+    assert props["Runtime"] == "python3.13"
+    assert props["Architectures"] == ["arm64"]
+    assert props["TracingConfig"] == {"Mode": "Active"}
+    variables = props["Environment"]["Variables"]
+    (table_id,) = synth.of_type("AWS::DynamoDB::Table")
+    assert variables["TABLE_NAME"] == {"Ref": table_id}
+    assert variables["POWERTOOLS_SERVICE_NAME"] == "ddbguard"
+    assert variables["POWERTOOLS_METRICS_NAMESPACE"] == "ddbguard"
+    assert variables["POWERTOOLS_LOG_LEVEL"] == "INFO"
+    assert "LogGroup" in props["LoggingConfig"]
+
+
+@pytest.mark.parametrize("handler", ROUTE_HANDLERS)
+def test_route_function_size(synth: Synth, handler: str) -> None:
+    _logical_id, props = synth.functions_by_handler()[handler]
+    assert props["MemorySize"] == 256
+    assert props["Timeout"] == 10
+
+
+@pytest.mark.parametrize("handler", ALL_HANDLERS)
+def test_function_has_both_layers(synth: Synth, handler: str) -> None:
+    _logical_id, props = synth.functions_by_handler()[handler]
+    (shared_layer_id,) = synth.of_type("AWS::Lambda::LayerVersion")
+    layers = props["Layers"]
+    assert len(layers) == 2
+    assert {"Ref": shared_layer_id} in layers
+    assert _powertools_arn() in layers
+
+
+def _powertools_arn() -> dict[str, Any]:
+    return {
+        "Fn::Join": [
+            "",
+            [
+                "arn:aws:lambda:",
+                {"Ref": "AWS::Region"},
+                f":017000801446:layer:AWSLambdaPowertoolsPythonV3-python313-arm64:{constants.POWERTOOLS_LAYER_VERSION}",
+            ],
+        ]
+    }
+
+
+def test_powertools_layer_arn_is_a_join_on_the_region(synth: Synth) -> None:
+    layer_refs = [
+        layer for fn in synth.of_type("AWS::Lambda::Function").values() for layer in fn["Properties"]["Layers"]
+    ]
+    joins = [layer for layer in layer_refs if "Fn::Join" in layer]
+    assert joins and all(join == _powertools_arn() for join in joins)
+
+
+def test_shared_layer_is_python313_arm64(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::Lambda::LayerVersion",
+        {"CompatibleRuntimes": ["python3.13"], "CompatibleArchitectures": ["arm64"]},
+    )
+
+
+def test_every_function_logs_to_its_own_retained_for_a_month_log_group(synth: Synth) -> None:
+    functions = synth.of_type("AWS::Lambda::Function").values()
+    log_groups = [fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"] for fn in functions]
+    assert len(set(log_groups)) == len(log_groups)
+    for log_group in log_groups:
+        assert synth.resources[log_group]["Properties"]["RetentionInDays"] == 30
+
+
+def test_audit_runs_daily_on_a_schedule(synth: Synth) -> None:
+    audit_id, _props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
+    (rule,) = synth.of_type("AWS::Events::Rule").values()
+    assert rule["Properties"]["ScheduleExpression"] == "cron(17 3 * * ? *)"
+    assert rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [audit_id, "Arn"]}
+
+
+def test_eventbridge_may_invoke_the_audit(template: Template, synth: Synth) -> None:
+    audit_id, _props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
+    template.has_resource_properties(
+        "AWS::Lambda::Permission",
+        {
+            "Action": "lambda:InvokeFunction",
+            "FunctionName": {"Fn::GetAtt": [audit_id, "Arn"]},
+            "Principal": "events.amazonaws.com",
+            "SourceArn": Match.any_value(),
+        },
+    )

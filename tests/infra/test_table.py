@@ -1,0 +1,72 @@
+"""The single table: key schema, billing, PITR, TTL and protection (contract section 4)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from aws_cdk.assertions import Match, Template
+
+from infra import constants
+
+if TYPE_CHECKING:
+    from conftest import Synth
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _layer_schema() -> ModuleType:
+    """The layer's schema module, loaded from its path: infra must not import the runtime code."""
+    path = REPO_ROOT / "functions" / "layer" / "python" / "ddbguard" / "schema.py"
+    spec = importlib.util.spec_from_file_location("ddbguard_layer_schema", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_infra_key_constants_equal_the_layer_schema() -> None:
+    schema = _layer_schema()
+    assert constants.PARTITION_KEY == schema.PARTITION_KEY == "PK"
+    assert constants.SORT_KEY == schema.SORT_KEY == "SK"
+    assert constants.TTL_ATTRIBUTE == schema.TTL_ATTRIBUTE == "expiration"
+
+
+def test_exactly_one_table(template: Template) -> None:
+    template.resource_count_is("AWS::DynamoDB::Table", 1)
+
+
+def test_table_keys_billing_pitr_ttl(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::DynamoDB::Table",
+        {
+            "KeySchema": [
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"},
+            ],
+            "AttributeDefinitions": Match.array_equals(
+                [
+                    {"AttributeName": "PK", "AttributeType": "S"},
+                    {"AttributeName": "SK", "AttributeType": "S"},
+                ]
+            ),
+            "BillingMode": "PAY_PER_REQUEST",
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "TimeToLiveSpecification": {"AttributeName": "expiration", "Enabled": True},
+            "DeletionProtectionEnabled": True,
+        },
+    )
+
+
+def test_table_is_retained(template: Template) -> None:
+    template.has_resource(
+        "AWS::DynamoDB::Table",
+        {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"},
+    )
+
+
+def test_table_has_no_provisioned_throughput(synth: Synth) -> None:
+    (table,) = synth.of_type("AWS::DynamoDB::Table").values()
+    assert "ProvisionedThroughput" not in table["Properties"]

@@ -1,0 +1,444 @@
+"""Accounts through the real handlers: uniqueness by lock items, versioning, ownership, strict input."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+
+import pytest
+
+from ddbguard import accounts
+from ddbguard.errors import IdempotencyKeyReused
+from ddbguard.movements import new_balance_item
+from ddbguard.normalize import unique_form
+from ddbguard.request_identity import RequestIdentity
+from local.tokens import make_token
+
+
+def _key(pk: str, sk: str) -> dict:
+    return {"PK": {"S": pk}, "SK": {"S": sk}}
+
+
+def read(raw_client, pk: str, sk: str) -> dict | None:
+    item = raw_client.get_item(TableName=os.environ["TABLE_NAME"], Key=_key(pk, sk), ConsistentRead=True).get("Item")
+    return item
+
+
+def lock_owner(raw_client, kind: str, value: str) -> str | None:
+    item = read(raw_client, f"UNIQ#{kind}#{value}", "LOCK")
+    return item["owner"]["S"] if item else None
+
+
+def stored_account(raw_client, account_id: str) -> dict | None:
+    return read(raw_client, f"ACCT#{account_id}", "PROFILE")
+
+
+def sign_up(api, email: str, username: str, sub: str = "alice", **extra):
+    return api.post("/accounts", {"email": email, "username": username, **extra}, sub=sub)
+
+
+def test_create_get_patch_delete_happy_path(api, raw_client, uid):
+    created = sign_up(api, f"  Ada@Lovelace-{uid}.IO ", f"Ada_{uid}", displayName="Ada Lovelace")
+    assert created.status == 201, created.json
+    account = created.json
+    account_id = account["accountId"]
+    assert set(account) == {"accountId", "email", "username", "displayName", "version", "createdAt", "updatedAt"}
+    assert account["email"] == f"ada@lovelace-{uid}.io"
+    assert account["username"] == f"ada_{uid}"
+    assert account["displayName"] == "Ada Lovelace"
+    assert account["version"] == 0
+    assert created.header("Location") == f"/accounts/{account_id}"
+    assert created.header("ETag") == '"0"'
+    assert lock_owner(raw_client, "EMAIL", account["email"]) == f"ACCT#{account_id}"
+    assert lock_owner(raw_client, "HANDLE", account["username"]) == f"ACCT#{account_id}"
+    assert stored_account(raw_client, account_id)["ownerSub"]["S"] == "alice"
+
+    fetched = api.get(f"/accounts/{account_id}")
+    assert fetched.status == 200
+    assert fetched.json == account
+    assert fetched.header("ETag") == '"0"'
+
+    patched = api.patch(f"/accounts/{account_id}", {"displayName": "Countess of Lovelace"}, if_match=0)
+    assert patched.status == 200, patched.json
+    assert patched.json["displayName"] == "Countess of Lovelace"
+    assert patched.json["version"] == 1
+    assert patched.header("ETag") == '"1"'
+    assert api.get(f"/accounts/{account_id}").json == patched.json
+
+    deleted = api.delete(f"/accounts/{account_id}", if_match=1)
+    assert deleted.status == 204
+    assert deleted.raw == b""
+    assert api.get(f"/accounts/{account_id}").status == 404
+    assert stored_account(raw_client, account_id) is None
+
+
+def test_display_name_is_null_when_not_given(api, uid):
+    created = sign_up(api, f"nameless@{uid}.io", f"nameless_{uid}")
+    assert created.status == 201
+    assert created.json["displayName"] is None
+
+
+def test_stored_values_are_the_normalised_ones(api, raw_client, uid):
+    # Fullwidth letters, sharp s (both cases) and surrounding spaces all fold to one form.
+    created = sign_up(api, f"\u3000STRAẞE@{uid}.example ", f"\uff21\uff24\uff21_{uid[:8]}")
+    assert created.status == 201, created.json
+    assert created.json["email"] == f"strasse@{uid}.example"
+    assert created.json["username"] == f"ada_{uid[:8]}"
+    item = stored_account(raw_client, created.json["accountId"])
+    assert item["email"]["S"] == f"strasse@{uid}.example"
+    assert item["username"]["S"] == f"ada_{uid[:8]}"
+    # The same address spelled another way is the same lock.
+    again = sign_up(api, f"strasse@{uid}.EXAMPLE", f"other_{uid}", sub="bob")
+    assert again.status == 409
+    assert [e["field"] for e in again.json["errors"]] == ["email"]
+
+
+def test_both_fields_taken_is_one_409_listing_both(api, raw_client, uid):
+    assert sign_up(api, f"taken@{uid}.io", f"taken_{uid}").status == 201
+    clash = sign_up(api, f"TAKEN@{uid}.io", f"Taken_{uid}", sub="bob")
+    assert clash.status == 409
+    assert clash.code == "unique_violation"
+    assert clash.header("Content-Type") == "application/problem+json"
+    assert sorted((e["field"], e["code"]) for e in clash.json["errors"]) == [("email", "taken"), ("username", "taken")]
+
+
+def test_one_field_taken_names_only_that_field_and_leaves_no_lock(api, raw_client, uid):
+    first = sign_up(api, f"first@{uid}.io", f"handle_{uid}")
+    assert first.status == 201
+    clash = sign_up(api, f"second@{uid}.io", f"HANDLE_{uid}", sub="bob")
+    assert clash.status == 409
+    assert [e["field"] for e in clash.json["errors"]] == ["username"]
+    # The loser's free email was not locked: the transaction wrote nothing.
+    assert lock_owner(raw_client, "EMAIL", f"second@{uid}.io") is None
+    assert lock_owner(raw_client, "HANDLE", f"handle_{uid}") == f"ACCT#{first.json['accountId']}"
+
+
+def test_email_change_swaps_the_lock_and_frees_the_old_value(api, raw_client, uid):
+    account = sign_up(api, f"old@{uid}.io", f"swapper_{uid}").json
+    owner = f"ACCT#{account['accountId']}"
+    changed = api.patch(f"/accounts/{account['accountId']}", {"email": f"New@{uid}.io"}, if_match=0)
+    assert changed.status == 200, changed.json
+    assert changed.json["email"] == f"new@{uid}.io"
+    assert changed.json["version"] == 1
+    assert lock_owner(raw_client, "EMAIL", f"new@{uid}.io") == owner
+    assert lock_owner(raw_client, "EMAIL", f"old@{uid}.io") is None
+    assert lock_owner(raw_client, "HANDLE", f"swapper_{uid}") == owner
+    # Someone else takes the old address at once.
+    other = sign_up(api, f"OLD@{uid}.io", f"other_{uid}", sub="bob")
+    assert other.status == 201
+    assert lock_owner(raw_client, "EMAIL", f"old@{uid}.io") == f"ACCT#{other.json['accountId']}"
+
+
+def test_change_to_a_taken_email_is_409_and_changes_nothing(api, raw_client, uid):
+    mine = sign_up(api, f"mine@{uid}.io", f"mine_{uid}").json
+    sign_up(api, f"theirs@{uid}.io", f"theirs_{uid}", sub="bob")
+    refused = api.patch(
+        f"/accounts/{mine['accountId']}", {"email": f"Theirs@{uid}.io", "username": f"fresh_{uid}"}, if_match=0
+    )
+    assert refused.status == 409
+    assert [e["field"] for e in refused.json["errors"]] == ["email"]
+    after = api.get(f"/accounts/{mine['accountId']}").json
+    assert after == mine  # version unchanged, values unchanged
+    assert lock_owner(raw_client, "EMAIL", f"mine@{uid}.io") == f"ACCT#{mine['accountId']}"
+    assert lock_owner(raw_client, "HANDLE", f"mine_{uid}") == f"ACCT#{mine['accountId']}"
+    assert lock_owner(raw_client, "HANDLE", f"fresh_{uid}") is None
+
+
+def test_change_to_the_same_normalised_value_keeps_the_lock(api, raw_client, uid):
+    account = sign_up(api, f"same@{uid}.io", f"same_{uid}").json
+    changed = api.patch(
+        f"/accounts/{account['accountId']}", {"email": f" SAME@{uid}.IO", "username": f"Same_{uid}"}, if_match=0
+    )
+    assert changed.status == 200, changed.json
+    assert changed.json["version"] == 1
+    assert changed.json["email"] == f"same@{uid}.io"
+    assert lock_owner(raw_client, "EMAIL", f"same@{uid}.io") == f"ACCT#{account['accountId']}"
+    assert lock_owner(raw_client, "HANDLE", f"same_{uid}") == f"ACCT#{account['accountId']}"
+
+
+def test_email_and_username_change_together(api, raw_client, uid):
+    account = sign_up(api, f"both@{uid}.io", f"both_{uid}").json
+    owner = f"ACCT#{account['accountId']}"
+    changed = api.patch(
+        f"/accounts/{account['accountId']}",
+        {"email": f"both2@{uid}.io", "username": f"both2_{uid}", "displayName": "Both"},
+        if_match=0,
+    )
+    assert changed.status == 200
+    assert (changed.json["email"], changed.json["username"], changed.json["displayName"]) == (
+        f"both2@{uid}.io",
+        f"both2_{uid}",
+        "Both",
+    )
+    assert lock_owner(raw_client, "EMAIL", f"both2@{uid}.io") == owner
+    assert lock_owner(raw_client, "HANDLE", f"both2_{uid}") == owner
+    assert lock_owner(raw_client, "EMAIL", f"both@{uid}.io") is None
+    assert lock_owner(raw_client, "HANDLE", f"both_{uid}") is None
+
+
+def test_delete_removes_account_and_both_locks_and_values_are_reusable(api, raw_client, uid):
+    account = sign_up(api, f"gone@{uid}.io", f"gone_{uid}").json
+    assert api.delete(f"/accounts/{account['accountId']}", if_match=0).status == 204
+    assert stored_account(raw_client, account["accountId"]) is None
+    assert lock_owner(raw_client, "EMAIL", f"gone@{uid}.io") is None
+    assert lock_owner(raw_client, "HANDLE", f"gone_{uid}") is None
+    reuse = sign_up(api, f"gone@{uid}.io", f"gone_{uid}", sub="bob")
+    assert reuse.status == 201
+
+
+@pytest.mark.parametrize("method", ["patch", "delete"])
+def test_stale_if_match_is_412_with_current_and_etag(api, raw_client, uid, method):
+    account = sign_up(api, f"stale@{uid}.io", f"stale_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    current = api.patch(path, {"displayName": "v1"}, if_match=0).json
+    if method == "patch":
+        stale = api.patch(path, {"email": f"elsewhere@{uid}.io"}, if_match=0)
+    else:
+        stale = api.delete(path, if_match=0)
+    assert stale.status == 412
+    assert stale.code == "version_conflict"
+    assert stale.json["current"] == current
+    assert stale.header("ETag") == '"1"'
+    assert api.get(path).json == current
+    assert lock_owner(raw_client, "EMAIL", f"stale@{uid}.io") == f"ACCT#{account['accountId']}"
+    assert lock_owner(raw_client, "EMAIL", f"elsewhere@{uid}.io") is None
+
+
+def test_if_match_that_can_never_match_is_412(api, uid):
+    account = sign_up(api, f"star@{uid}.io", f"star_{uid}").json
+    reply = api.patch(f"/accounts/{account['accountId']}", {"displayName": "x"}, if_match='W/"0"')
+    assert reply.status == 412
+    assert reply.json["current"]["version"] == 0
+
+
+def test_missing_if_match_is_428(api, uid):
+    account = sign_up(api, f"nomatch@{uid}.io", f"nomatch_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    assert api.patch(path, {"displayName": "x"}).status == 428
+    reply = api.delete(path)
+    assert reply.status == 428
+    assert reply.code == "precondition_required"
+    assert api.get(path).json == account
+
+
+def test_someone_elses_account_answers_404_and_nothing_changes(api, raw_client, uid):
+    account = sign_up(api, f"private@{uid}.io", f"private_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    for reply in (
+        api.get(path, sub="mallory"),
+        api.patch(path, {"email": f"stolen@{uid}.io"}, sub="mallory", if_match=0),
+        api.patch(path, {"displayName": "pwned"}, sub="mallory", if_match=0),
+        api.delete(path, sub="mallory", if_match=0),
+    ):
+        assert reply.status == 404
+        assert reply.code == "not_found"
+    missing = api.get(f"/accounts/does-not-exist-{uid}", sub="mallory")
+    assert missing.status == 404
+    assert missing.code == "not_found"
+    assert api.get(path).json == account
+    assert lock_owner(raw_client, "EMAIL", f"private@{uid}.io") == f"ACCT#{account['accountId']}"
+    assert lock_owner(raw_client, "EMAIL", f"stolen@{uid}.io") is None
+
+
+def test_admin_reads_any_account_but_cannot_change_it(api, uid):
+    account = sign_up(api, f"watched@{uid}.io", f"watched_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    seen = api.get(path, sub="root", groups=["admin"])
+    assert seen.status == 200
+    assert seen.json == account
+    assert api.patch(path, {"displayName": "admin"}, sub="root", groups=["admin"], if_match=0).status == 404
+    assert api.get(path).json == account
+
+
+def _seed_balance(raw_client, account_id: str, cleared: int, held: int) -> None:
+    item = new_balance_item(account_id, "alice", "2024-01-01T00:00:00.000Z")
+    item.update(clearedCents=cleared, holdCents=held, availableCents=cleared - held, version=3)
+    from ddbguard.codec import to_item
+
+    raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=to_item(item))
+
+
+@pytest.mark.parametrize(("cleared", "held"), [(500, 0), (500, 500)])
+def test_delete_is_refused_while_the_ledger_holds_money(api, raw_client, uid, cleared, held):
+    account = sign_up(api, f"rich@{uid}.io", f"rich_{uid}").json
+    _seed_balance(raw_client, account["accountId"], cleared, held)
+    refused = api.delete(f"/accounts/{account['accountId']}", if_match=0)
+    assert refused.status == 409
+    assert refused.code == "balance_not_zero"
+    assert refused.json["clearedCents"] == cleared
+    assert refused.json["holdCents"] == held
+    assert api.get(f"/accounts/{account['accountId']}").json == account
+    assert lock_owner(raw_client, "EMAIL", f"rich@{uid}.io") == f"ACCT#{account['accountId']}"
+    assert read(raw_client, f"ACCT#{account['accountId']}", "BALANCE") is not None
+
+
+def test_delete_takes_the_empty_balance_item_and_keeps_entries(api, raw_client, uid):
+    account = sign_up(api, f"empty@{uid}.io", f"empty_{uid}").json
+    account_id = account["accountId"]
+    _seed_balance(raw_client, account_id, 0, 0)
+    entry = {"PK": {"S": f"ACCT#{account_id}"}, "SK": {"S": "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ"}, "type": {"S": "deposit"}}
+    raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=entry)
+    assert api.delete(f"/accounts/{account_id}", if_match=0).status == 204
+    assert read(raw_client, f"ACCT#{account_id}", "BALANCE") is None
+    assert stored_account(raw_client, account_id) is None
+    assert read(raw_client, f"ACCT#{account_id}", "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ") is not None
+
+
+def _hostile_cases(uid: str) -> list[tuple[str, dict | bytes, int, str | None, str | None]]:
+    """(label, body or raw bytes, expected status, email it tried, username it tried)."""
+    email, name = f"hostile@{uid}.io", f"hostile_{uid}"
+    return [
+        ("unknown field", {"email": email, "username": name, "role": "admin"}, 422, email, name),
+        (
+            "duplicate key",
+            f'{{"email": "{email}", "username": "{name}", "username": "x{name}"}}'.encode(),
+            400,
+            email,
+            name,
+        ),
+        ("email not a string", {"email": 5, "username": name}, 422, None, name),
+        ("username not a string", {"email": email, "username": ["a"]}, 422, email, None),
+        ("displayName wrong type", {"email": email, "username": name, "displayName": True}, 422, email, name),
+        ("missing username", {"email": email}, 422, email, None),
+        ("null email", {"email": None, "username": name}, 422, None, name),
+        ("control character", {"email": f"hos\u0000tile@{uid}.io", "username": name}, 422, email, name),
+        ("zero-width space", {"email": email, "username": f"hostile\u200b_{uid}"}, 422, email, name),
+        ("bidi override", {"email": email, "username": name, "displayName": "\u202eevil"}, 422, email, name),
+        ("email over 254", {"email": "a" * 250 + f"@{uid}.io", "username": name}, 422, None, name),
+        ("email over 254 bytes once encoded", {"email": "é" * 200 + f"@{uid}.io", "username": name}, 422, None, name),
+        ("email without @", {"email": f"hostile.{uid}.io", "username": name}, 422, None, name),
+        ("email with two @", {"email": f"a@b@{uid}.io", "username": name}, 422, None, name),
+        ("email with a space", {"email": f"hos tile@{uid}.io", "username": name}, 422, None, name),
+        ("email empty local part", {"email": f"@{uid}.io", "username": name}, 422, None, name),
+        ("username too short", {"email": email, "username": "ab"}, 422, email, None),
+        ("username too long", {"email": email, "username": "a" * 31}, 422, email, None),
+        ("username bad character", {"email": email, "username": f"hostile!{uid}"}, 422, email, None),
+        ("username with space", {"email": email, "username": f"hostile {uid}"}, 422, email, None),
+        ("username non-ASCII", {"email": email, "username": f"hôstile_{uid}"}, 422, email, None),
+        ("blank displayName", {"email": email, "username": name, "displayName": "   "}, 422, email, name),
+        ("not an object", [email, name], 422, email, name),
+        ("NaN", f'{{"email": "{email}", "username": "{name}", "displayName": NaN}}'.encode(), 400, email, name),
+    ]
+
+
+def test_hostile_inputs_are_refused_and_nothing_is_written(api, raw_client, uid):
+    for label, body, status, email, username in _hostile_cases(uid):
+        reply = api.post("/accounts", raw_body=body) if isinstance(body, bytes) else api.post("/accounts", body)
+        assert reply.status == status, (label, reply.json)
+        assert reply.header("Content-Type") == "application/problem+json", label
+        if email is not None:
+            assert lock_owner(raw_client, "EMAIL", unique_form(email)) is None, label
+        if username is not None:
+            assert lock_owner(raw_client, "HANDLE", unique_form(username)) is None, label
+    # The valid request still works afterwards: nothing half-written blocks it.
+    assert sign_up(api, f"hostile@{uid}.io", f"hostile_{uid}").status == 201
+
+
+def test_hostile_patch_is_refused_and_nothing_changes(api, raw_client, uid):
+    account = sign_up(api, f"patchme@{uid}.io", f"patchme_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    for body in ({}, {"email": f"x@{uid}.io", "ownerSub": "mallory"}, {"username": "no"}, {"email": "nope"}):
+        reply = api.patch(path, body, if_match=0)
+        assert reply.status == 422, body
+    assert api.get(path).json == account
+    assert lock_owner(raw_client, "EMAIL", f"x@{uid}.io") is None
+
+
+def test_invalid_fields_are_all_listed(api, uid):
+    reply = sign_up(api, "no-at-sign", "!!")
+    assert reply.status == 422
+    assert sorted(e["field"] for e in reply.json["errors"]) == ["email", "username"]
+
+
+def test_idempotent_create_replays_the_first_answer(api, raw_client, uid):
+    body = {"email": f"once@{uid}.io", "username": f"once_{uid}"}
+    first = api.post("/accounts", body, idempotency_key=f"create-{uid}")
+    again = api.post("/accounts", body, idempotency_key=f"create-{uid}")
+    assert first.status == again.status == 201
+    assert again.json == first.json
+    other_body = api.post("/accounts", {**body, "username": f"twice_{uid}"}, idempotency_key=f"create-{uid}")
+    assert other_body.status == 422
+    assert other_body.code == "idempotency_key_reused"
+
+
+def test_create_replay_without_idempotency_record_finds_its_own_account(dynamodb_local, raw_client, uid):
+    # The write itself is idempotent: the account id derives from the key, and the stored
+    # account records the request that created it.
+    identity = RequestIdentity("alice", "POST /accounts", f"lost-{uid}", f"fingerprint-{uid}")
+    first = accounts.create_account("alice", email=f"lost@{uid}.io", username=f"lost_{uid}", identity=identity)
+    again = accounts.create_account("alice", email=f"lost@{uid}.io", username=f"lost_{uid}", identity=identity)
+    assert again == first
+    assert lock_owner(raw_client, "EMAIL", f"lost@{uid}.io") == f"ACCT#{first['accountId']}"
+    reused = RequestIdentity("alice", "POST /accounts", f"lost-{uid}", f"other-{uid}")
+    with pytest.raises(IdempotencyKeyReused):
+        accounts.create_account("alice", email=f"other@{uid}.io", username=f"other_{uid}", identity=reused)
+
+
+def _http(url: str, method: str, body: dict | None = None, headers: dict | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_accounts_through_http(local_server, uid):
+    auth = {"Authorization": f"Bearer {make_token('alice')}", "Content-Type": "application/json"}
+    status, headers, raw = _http(
+        f"{local_server}/accounts", "POST", {"email": f"http@{uid}.io", "username": f"http_{uid}"}, auth
+    )
+    assert status == 201
+    account = json.loads(raw)
+    assert headers["Location"] == f"/accounts/{account['accountId']}"
+    assert headers["ETag"] == '"0"'
+    status, _, raw = _http(
+        f"{local_server}/accounts", "POST", {"email": f"HTTP@{uid}.io", "username": f"HTTP_{uid}"}, auth
+    )
+    assert status == 409
+    assert sorted(e["field"] for e in json.loads(raw)["errors"]) == ["email", "username"]
+    status, headers, _ = _http(
+        f"{local_server}/accounts/{account['accountId']}", "DELETE", headers={**auth, "If-Match": '"0"'}
+    )
+    assert status == 204
+
+
+def test_patch_and_delete_with_an_idempotency_key_apply_once(api, raw_client, uid):
+    account = sign_up(api, f"keyed@{uid}.io", f"keyed_{uid}").json
+    path = f"/accounts/{account['accountId']}"
+    body = {"email": f"keyed2@{uid}.io"}
+    first = api.patch(path, body, if_match=0, idempotency_key=f"patch-{uid}")
+    again = api.patch(path, body, if_match=0, idempotency_key=f"patch-{uid}")
+    assert first.status == again.status == 200
+    assert again.json == first.json
+    assert api.get(path).json["version"] == 1
+    gone = api.delete(path, if_match=1, idempotency_key=f"delete-{uid}")
+    gone_again = api.delete(path, if_match=1, idempotency_key=f"delete-{uid}")
+    assert gone.status == gone_again.status == 204
+    assert lock_owner(raw_client, "EMAIL", f"keyed2@{uid}.io") is None
+
+
+def test_a_lock_held_by_another_account_is_never_released(api, raw_client, uid):
+    # A broken table (the lock audit reports it): ada's email lock is owned by someone else.
+    # Ada's changes and delete go on, and the other owner's lock is left alone.
+    ada = sign_up(api, f"clash@{uid}.io", f"clash_{uid}").json
+    table = os.environ["TABLE_NAME"]
+    raw_client.put_item(
+        TableName=table,
+        Item={**_key(f"UNIQ#EMAIL#clash@{uid}.io", "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
+    )
+    moved = api.patch(f"/accounts/{ada['accountId']}", {"email": f"moved@{uid}.io"}, if_match=0)
+    assert moved.status == 200, moved.json
+    assert lock_owner(raw_client, "EMAIL", f"clash@{uid}.io") == f"ACCT#someone-else-{uid}"
+    assert lock_owner(raw_client, "EMAIL", f"moved@{uid}.io") == f"ACCT#{ada['accountId']}"
+    raw_client.put_item(
+        TableName=table,
+        Item={**_key(f"UNIQ#HANDLE#clash_{uid}", "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
+    )
+    assert api.delete(f"/accounts/{ada['accountId']}", if_match=1).status == 204
+    assert lock_owner(raw_client, "HANDLE", f"clash_{uid}") == f"ACCT#someone-else-{uid}"
+    assert lock_owner(raw_client, "EMAIL", f"moved@{uid}.io") is None
+    assert stored_account(raw_client, ada["accountId"]) is None

@@ -1,0 +1,190 @@
+"""Exactly-once money movements under faults: every money route x every fault, many trials.
+
+A trial sends a request while a fault is injected, then retries it with the same
+Idempotency-Key the way a client would (until it gets a non-retryable answer). The retry must
+answer like an undisturbed request, and the store must show the effect exactly once.
+
+Trials per (route, fault): DDBGUARD_FAULT_TRIALS (default below; `make soak` runs 200).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+import local.server as server
+from ddbguard.codec import from_item
+from local.lambda_context import LambdaContext
+from tests.support.faults import (
+    SimulatedCrash,
+    crash_after_write,
+    dropped_responses,
+    throttling,
+    timeouts_before_send,
+    transaction_conflicts,
+)
+from tests.support.scenarios import open_funded_ledger
+
+TRIALS = int(os.environ.get("DDBGUARD_FAULT_TRIALS", "3"))
+AMOUNT = 100
+CRASHED_INVOCATION_S = 0.3  # the "killed" invocation's timeout: its in-progress record expires then
+
+FAULTS: dict[str, Callable] = {
+    # botocore re-sends the same request (same ClientRequestToken): DynamoDB applies it once.
+    "response_lost_once": lambda client: dropped_responses(client, times=1),
+    # botocore gives up after its 4 tries: 503, outcome unknown; the client's retry meets the
+    # request marker (or the token, within DynamoDB's 10-minute window).
+    "response_lost_every_try": lambda client: dropped_responses(client, times=4),
+    "timeout_before_send_every_try": lambda client: timeouts_before_send(client, times=4),
+    "transaction_conflict": lambda client: transaction_conflicts(client, times=3),
+    "transaction_conflict_exhausted": lambda client: transaction_conflicts(client, times=1000),
+    # botocore's standard mode retries throttling itself (with its own backoff).
+    "throttled": lambda client: throttling(client, times=1),
+    "killed_after_write": lambda client: crash_after_write(client),
+}
+
+
+@dataclass
+class Trial:
+    method: str
+    path: str
+    body: dict | None
+    expected_status: int
+    sub: str = "alice"
+
+
+def _snapshot(raw_client, account_ids: list[str]) -> dict:
+    state = {}
+    for account_id in account_ids:
+        items = raw_client.query(
+            TableName="ddbguard-test",
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "PK"},
+            ExpressionAttributeValues={":pk": {"S": f"ACCT#{account_id}"}},
+            ConsistentRead=True,
+        )["Items"]
+        rows = [from_item(i) for i in items]
+        balance = next(r for r in rows if r["SK"] == "BALANCE")
+        entries = [r for r in rows if r["SK"].startswith("TXN#")]
+        state[account_id] = {
+            "cleared": balance["clearedCents"],
+            "hold": balance["holdCents"],
+            "available": balance["availableCents"],
+            "entries": len(entries),
+        }
+    return state
+
+
+class Money:
+    """Per-route set-up, request and expected effect."""
+
+    def __init__(self, api, raw_client):
+        self.api, self.raw = api, raw_client
+        self.account = open_funded_ledger(api, "alice", 10_000_000)
+        self.other = open_funded_ledger(api, "bob", 0)
+
+    def _key(self) -> str:
+        return f"setup-{uuid.uuid4()}"
+
+    def _hold(self) -> str:
+        reply = self.api.post(
+            f"/accounts/{self.account}/ledger/holds", {"amountCents": AMOUNT}, idempotency_key=self._key()
+        )
+        assert reply.status == 201, reply.json
+        return reply.json["holdId"]
+
+    def _order(self) -> str:
+        items = [{"sku": "SKU-1", "quantity": 1, "unitPriceCents": AMOUNT}]
+        reply = self.api.post("/orders", {"accountId": self.account, "items": items})
+        assert reply.status == 201, reply.json
+        return reply.json["orderId"]
+
+    def trial(self, route: str) -> tuple[Trial, dict]:
+        """The request, and the expected change per account: (cleared, hold, available, entries)."""
+        a, ledger = self.account, f"/accounts/{self.account}/ledger"
+        if route == "deposit":
+            return Trial("POST", f"{ledger}/deposits", {"amountCents": AMOUNT}, 201), {a: (AMOUNT, 0, AMOUNT, 1)}
+        if route == "withdraw":
+            return Trial("POST", f"{ledger}/withdrawals", {"amountCents": AMOUNT}, 201), {a: (-AMOUNT, 0, -AMOUNT, 1)}
+        if route == "place_hold":
+            return Trial("POST", f"{ledger}/holds", {"amountCents": AMOUNT}, 201), {a: (0, AMOUNT, -AMOUNT, 1)}
+        if route == "capture_hold":
+            hold = self._hold()
+            return Trial("POST", f"{ledger}/holds/{hold}/capture", None, 200), {a: (-AMOUNT, -AMOUNT, 0, 1)}
+        if route == "release_hold":
+            hold = self._hold()
+            return Trial("POST", f"{ledger}/holds/{hold}/release", None, 200), {a: (0, -AMOUNT, AMOUNT, 1)}
+        if route == "create_transfer":
+            body = {"fromAccountId": a, "toAccountId": self.other, "amountCents": AMOUNT}
+            return Trial("POST", "/transfers", body, 201), {
+                a: (-AMOUNT, 0, -AMOUNT, 1),
+                self.other: (AMOUNT, 0, AMOUNT, 1),
+            }
+        if route == "pay_order":
+            order = self._order()
+            return Trial("POST", f"/orders/{order}/pay", None, 200), {a: (-AMOUNT, 0, -AMOUNT, 1)}
+        raise AssertionError(route)
+
+
+MONEY_ROUTES = ["deposit", "withdraw", "place_hold", "capture_hold", "release_hold", "create_transfer", "pay_order"]
+
+
+def _send(api, trial: Trial, key: str):
+    return api.request(trial.method, trial.path, trial.body, sub=trial.sub, idempotency_key=key)
+
+
+def _retry_until_answered(api, trial: Trial, key: str):
+    for _ in range(20):
+        reply = _send(api, trial, key)
+        if reply.status == 503 or reply.code == "request_in_progress":
+            time.sleep(float(reply.header("Retry-After") or 0.1) / 10)
+            continue
+        return reply
+    raise AssertionError("never answered")
+
+
+@pytest.fixture(scope="module")
+def money(api, raw_client):
+    return Money(api, raw_client)
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("route", MONEY_ROUTES)
+def test_retry_after_fault_applies_exactly_once(api, ddb_client, raw_client, money, monkeypatch, route, fault):
+    monkeypatch.setattr(
+        server, "LambdaContext", lambda function_name: LambdaContext(function_name, CRASHED_INVOCATION_S)
+    )
+    for _ in range(TRIALS):
+        trial, effect = money.trial(route)
+        before = _snapshot(raw_client, list(effect))
+        key = f"{route}-{fault}-{uuid.uuid4()}"
+        first = None
+        with FAULTS[fault](ddb_client) as injected:
+            try:
+                first = _send(api, trial, key)
+            except SimulatedCrash:
+                time.sleep(CRASHED_INVOCATION_S + 0.05)
+        assert injected.injected >= 1, "the fault was never triggered"
+        if first is not None:
+            assert first.status in (trial.expected_status, 503), first.json
+            if first.status == 503:
+                assert first.code == "busy" and first.header("Retry-After")
+        retried = _retry_until_answered(api, trial, key)
+        assert retried.status == trial.expected_status, retried.json
+        if first is not None and first.status == trial.expected_status:
+            assert retried.json == first.json
+        replayed = _send(api, trial, key)
+        assert (replayed.status, replayed.json) == (retried.status, retried.json)
+        after = _snapshot(raw_client, list(effect))
+        for account_id, (cleared, hold, available, entries) in effect.items():
+            delta = {k: after[account_id][k] - before[account_id][k] for k in before[account_id]}
+            assert delta == {"cleared": cleared, "hold": hold, "available": available, "entries": entries}, (
+                route,
+                fault,
+                delta,
+            )

@@ -1,0 +1,482 @@
+"""Orders on DynamoDB Local through the real handlers: versions, ETag / If-Match, payment.
+
+Accounts and ledger balances are seeded straight into the table (contract section 4 formats),
+so these tests do not depend on the account and ledger routes.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from ddbguard import codec, keys, movements, orders
+from ddbguard.dynamodb import table_name
+from ddbguard.errors import IdempotencyKeyReused
+from ddbguard.ids import now_iso
+from ddbguard.request_identity import RequestIdentity
+from local.tokens import make_token
+from tests.support.call_counter import counting_calls, idempotency_record_call
+
+LINES = [
+    {"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999},
+    {"sku": "PEN-7", "quantity": 1, "unitPriceCents": 250},
+]
+LINES_TOTAL = 2 * 1999 + 250
+PUBLIC_FIELDS = {"orderId", "accountId", "status", "items", "totalCents", "version", "createdAt", "updatedAt"}
+
+
+# --- seeding and reading the table directly --------------------------------------------------
+
+
+def seed_account(raw_client, account_id: str, owner_sub: str) -> None:
+    now = now_iso()
+    item = {
+        **keys.account_key(account_id),
+        "kind": "account",
+        "accountId": account_id,
+        "ownerSub": owner_sub,
+        "email": f"{account_id}@example.com",
+        "username": account_id,
+        "displayName": account_id,
+        "version": 0,
+        "createdAt": now,
+        "updatedAt": now,
+    }
+    raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
+
+
+def seed_balance(raw_client, account_id: str, owner_sub: str, available_cents: int) -> None:
+    item = movements.new_balance_item(account_id, owner_sub, now_iso())
+    item.update({"version": 0, "clearedCents": available_cents, "availableCents": available_cents})
+    raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
+
+
+def read_item(raw_client, key: dict[str, str]) -> dict[str, Any] | None:
+    response = raw_client.get_item(TableName=table_name(), Key=codec.to_item(key), ConsistentRead=True)
+    return codec.from_item(response.get("Item"))
+
+
+def ledger_entries(raw_client, account_id: str) -> list[dict[str, Any]]:
+    response = raw_client.query(
+        TableName=table_name(),
+        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
+        ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
+        ExpressionAttributeValues={
+            ":pk": {"S": keys.account_partition(account_id)},
+            ":prefix": {"S": keys.ENTRY_PREFIX},
+        },
+        ConsistentRead=True,
+    )
+    return [codec.from_item(item) for item in response["Items"]]
+
+
+def new_order(api, raw_client, uid: str, sub: str = "alice", lines: list | None = None, **body: Any) -> dict:
+    """An account of `sub` (seeded) and a PENDING order on it, created through the handler."""
+    account_id = body.pop("accountId", None) or f"acct-{uid}"
+    seed_account(raw_client, account_id, sub)
+    reply = api.post("/orders", {"accountId": account_id, "items": lines or LINES, **body}, sub=sub)
+    assert reply.status == 201, reply.json
+    return reply.json
+
+
+def order_path(order: dict) -> str:
+    return f"/orders/{order['orderId']}"
+
+
+def stored_order(raw_client, order_id: str) -> dict[str, Any] | None:
+    return read_item(raw_client, keys.order_key(order_id))
+
+
+def move(api, order: dict, *statuses: str, sub: str = "alice") -> dict:
+    for status in statuses:
+        reply = api.patch(order_path(order), {"status": status}, sub=sub, if_match=order["version"])
+        assert reply.status == 200, reply.json
+        order = reply.json
+    return order
+
+
+# --- create and read -------------------------------------------------------------------------
+
+
+def test_create_answers_201_with_etag_0_and_location(api, raw_client, uid):
+    account_id = f"acct-{uid}"
+    seed_account(raw_client, account_id, "alice")
+
+    reply = api.post("/orders", {"accountId": account_id, "items": LINES}, sub="alice")
+
+    assert reply.status == 201
+    order = reply.json
+    assert set(order) == PUBLIC_FIELDS
+    assert order["status"] == "PENDING"
+    assert order["version"] == 0
+    assert order["totalCents"] == LINES_TOTAL
+    assert order["accountId"] == account_id
+    assert order["items"] == LINES
+    assert reply.header("ETag") == '"0"'
+    assert reply.header("Location") == f"/orders/{order['orderId']}"
+    stored = stored_order(raw_client, order["orderId"])
+    assert stored["ownerSub"] == "alice"
+    assert stored["kind"] == "order"
+    assert stored["version"] == 0
+
+
+def test_get_answers_the_order_with_its_etag_to_its_owner_and_admins_only(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+
+    mine = api.get(order_path(order), sub="alice")
+    assert mine.status == 200
+    assert mine.json == order
+    assert mine.header("ETag") == '"0"'
+
+    theirs = api.get(order_path(order), sub="mallory")
+    assert theirs.status == 404
+    assert theirs.code == "order_not_found"
+    assert api.get(f"/orders/absent-{uid}", sub="alice").code == "order_not_found"
+
+    admin = api.get(order_path(order), sub="root", groups=["admin"])
+    assert admin.status == 200
+    assert admin.json == order
+
+
+def test_create_refuses_an_account_that_is_absent_or_not_yours(api, raw_client, uid):
+    seed_account(raw_client, f"bobs-{uid}", "bob")
+
+    absent = api.post("/orders", {"accountId": f"none-{uid}", "items": LINES, "orderId": f"o1-{uid}"}, sub="alice")
+    foreign = api.post("/orders", {"accountId": f"bobs-{uid}", "items": LINES, "orderId": f"o2-{uid}"}, sub="alice")
+
+    for reply in (absent, foreign):
+        assert reply.status == 404
+        assert reply.code == "account_not_found"
+    assert stored_order(raw_client, f"o1-{uid}") is None
+    assert stored_order(raw_client, f"o2-{uid}") is None
+
+
+def test_create_with_an_existing_client_order_id_is_409_and_never_overwrites(api, raw_client, uid):
+    order = new_order(api, raw_client, uid, orderId=f"mine-{uid}")
+    before = stored_order(raw_client, order["orderId"])
+
+    other_lines = [{"sku": "X", "quantity": 1, "unitPriceCents": 1}]
+    again = api.post("/orders", {"accountId": order["accountId"], "items": other_lines, "orderId": order["orderId"]})
+
+    assert again.status == 409
+    assert again.code == "already_exists"
+    assert stored_order(raw_client, order["orderId"]) == before
+
+
+def test_create_refuses_a_total_over_the_money_limit(api, raw_client, uid):
+    account_id = f"acct-{uid}"
+    seed_account(raw_client, account_id, "alice")
+    lines = [{"sku": "GOLD", "quantity": 2, "unitPriceCents": 60_000_000_000}]
+
+    reply = api.post("/orders", {"accountId": account_id, "items": lines, "orderId": f"big-{uid}"})
+
+    assert reply.status == 422
+    assert reply.json["errors"][0]["field"] == "items"
+    assert stored_order(raw_client, f"big-{uid}") is None
+
+
+def test_create_with_idempotency_key_replays_the_first_201(api, raw_client, uid):
+    account_id = f"acct-{uid}"
+    seed_account(raw_client, account_id, "alice")
+    body = {"accountId": account_id, "items": LINES}
+
+    first = api.post("/orders", body, idempotency_key=f"k-{uid}")
+    second = api.post("/orders", body, idempotency_key=f"k-{uid}")
+
+    assert first.status == second.status == 201
+    assert second.json == first.json
+    other = api.post("/orders", {**body, "items": LINES[:1]}, idempotency_key=f"k-{uid}")
+    assert other.status == 422
+    assert other.code == "idempotency_key_reused"
+
+
+def test_create_replay_without_the_idempotency_record_answers_from_the_stored_order(raw_client, uid):
+    """The Powertools record lost: the deterministic order id and createdByRequest recognise the retry."""
+    account_id = f"acct-{uid}"
+    seed_account(raw_client, account_id, "alice")
+    identity = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-1")
+
+    first = orders.create("alice", account_id, LINES, identity=identity)
+    second = orders.create("alice", account_id, LINES, identity=identity)
+
+    assert second == first
+    assert first["orderId"] == identity.derived_id("order")
+    reused = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-2")
+    with pytest.raises(IdempotencyKeyReused):
+        orders.create("alice", account_id, LINES[:1], identity=reused)
+
+
+# --- versioned status changes and deletes ------------------------------------------------------
+
+
+def test_patch_and_delete_without_if_match_are_428(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+
+    patch = api.patch(order_path(order), {"status": "PAID"})
+    delete = api.delete(order_path(order))
+
+    assert (patch.status, patch.code) == (428, "precondition_required")
+    assert (delete.status, delete.code) == (428, "precondition_required")
+    assert stored_order(raw_client, order["orderId"])["version"] == 0
+
+
+def test_stale_if_match_is_412_with_current_and_nothing_changes(api, raw_client, uid):
+    order = move(api, new_order(api, raw_client, uid), "PAID")
+    before = stored_order(raw_client, order["orderId"])
+
+    patch = api.patch(order_path(order), {"status": "CANCELLED"}, if_match=0)
+    delete = api.delete(order_path(order), if_match=0)
+
+    for reply in (patch, delete):
+        assert reply.status == 412
+        assert reply.code == "version_conflict"
+        assert reply.json["current"] == order
+        assert reply.header("ETag") == '"1"'
+    assert stored_order(raw_client, order["orderId"]) == before
+
+
+def test_forbidden_transition_is_409_invalid_transition(api, raw_client, uid):
+    order = move(api, new_order(api, raw_client, uid), "PAID", "SHIPPED")
+    before = stored_order(raw_client, order["orderId"])
+
+    back = api.patch(order_path(order), {"status": "PENDING"}, if_match=order["version"])
+    same = api.patch(order_path(order), {"status": "SHIPPED"}, if_match=order["version"])
+    cancel = api.patch(order_path(order), {"status": "CANCELLED"}, if_match=order["version"])
+
+    for reply, requested in ((back, "PENDING"), (same, "SHIPPED"), (cancel, "CANCELLED")):
+        assert reply.status == 409
+        assert reply.code == "invalid_transition"
+        assert reply.json["currentStatus"] == "SHIPPED"
+        assert reply.json["requestedStatus"] == requested
+    assert stored_order(raw_client, order["orderId"]) == before
+
+
+def test_full_lifecycle_bumps_the_version_at_every_step(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+
+    for expected_version, status in enumerate(("PAID", "SHIPPED", "DELIVERED"), start=1):
+        reply = api.patch(order_path(order), {"status": status}, if_match=order["version"])
+        assert reply.status == 200
+        assert reply.json["status"] == status
+        assert reply.json["version"] == expected_version
+        assert reply.header("ETag") == f'"{expected_version}"'
+        assert reply.json["createdAt"] == order["createdAt"]
+        order = reply.json
+
+    assert api.get(order_path(order)).json == order
+    assert stored_order(raw_client, order["orderId"])["version"] == 3
+
+
+def test_someone_elses_order_is_404_on_every_write_and_unchanged(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+    before = stored_order(raw_client, order["orderId"])
+
+    patch = api.patch(order_path(order), {"status": "CANCELLED"}, sub="mallory", if_match=0)
+    delete = api.delete(order_path(order), sub="mallory", if_match=0)
+    pay = api.post(f"{order_path(order)}/pay", sub="mallory", idempotency_key=f"p-{uid}")
+
+    for reply in (patch, delete, pay):
+        assert reply.status == 404
+        assert reply.code == "order_not_found"
+    assert stored_order(raw_client, order["orderId"]) == before
+
+
+def test_absent_order_writes_are_404(api, uid):
+    path = f"/orders/absent-{uid}"
+    assert api.patch(path, {"status": "PAID"}, if_match=0).code == "order_not_found"
+    assert api.delete(path, if_match=0).code == "order_not_found"
+
+
+def test_delete_takes_pending_or_cancelled_orders_only(api, raw_client, uid):
+    pending = new_order(api, raw_client, uid)
+    cancelled = move(api, new_order(api, raw_client, f"c{uid}"), "CANCELLED")
+    paid = move(api, new_order(api, raw_client, f"p{uid}"), "PAID")
+
+    assert api.delete(order_path(pending), if_match=0).status == 204
+    assert api.delete(order_path(cancelled), if_match=1).status == 204
+    refused = api.delete(order_path(paid), if_match=1)
+
+    assert stored_order(raw_client, pending["orderId"]) is None
+    assert stored_order(raw_client, cancelled["orderId"]) is None
+    assert (refused.status, refused.code) == (409, "invalid_transition")
+    assert stored_order(raw_client, paid["orderId"])["status"] == "PAID"
+    assert api.delete(order_path(pending), if_match=0).status == 404
+
+
+# --- payment -----------------------------------------------------------------------------------
+
+
+def test_pay_debits_the_ledger_writes_one_entry_and_marks_the_order_paid(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+    seed_balance(raw_client, order["accountId"], "alice", 10_000)
+
+    reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
+
+    assert reply.status == 200, reply.json
+    assert reply.json["status"] == "PAID"
+    assert reply.json["version"] == 1
+    assert reply.header("ETag") == '"1"'
+    assert api.get(order_path(order)).json == reply.json
+    balance = read_item(raw_client, keys.balance_key(order["accountId"]))
+    assert balance["clearedCents"] == balance["availableCents"] == 10_000 - LINES_TOTAL
+    assert balance["pending"] == {}
+    [entry] = ledger_entries(raw_client, order["accountId"])
+    assert entry["type"] == "withdrawal"
+    assert entry["amountCents"] == LINES_TOTAL
+    assert entry["orderId"] == order["orderId"]
+    assert entry["availableCentsAfter"] == 10_000 - LINES_TOTAL
+
+    again = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
+    assert (again.status, again.json) == (200, reply.json)
+    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+
+
+def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+    seed_balance(raw_client, order["accountId"], "alice", 10_000)
+    identity = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-1")
+
+    first = orders.pay(order["orderId"], "alice", identity)
+    second = orders.pay(order["orderId"], "alice", identity)
+
+    assert second == first
+    assert first["status"] == "PAID"
+    assert len(ledger_entries(raw_client, order["accountId"])) == 1
+    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+    other = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-2")
+    with pytest.raises(IdempotencyKeyReused):
+        orders.pay(order["orderId"], "alice", other)
+
+
+def test_pay_needs_an_idempotency_key(api, raw_client, uid):
+    order = new_order(api, raw_client, uid)
+    reply = api.post(f"{order_path(order)}/pay")
+    assert (reply.status, reply.code) == (400, "idempotency_key_required")
+
+
+def _refused_payment(api, ddb_client, order: dict, key: str):
+    with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+        reply = api.post(f"{order_path(order)}/pay", idempotency_key=key)
+    return reply, calls
+
+
+@pytest.mark.parametrize("cause", ["insufficient_funds", "ledger_not_found", "invalid_transition"])
+def test_each_pay_refusal_makes_one_write_and_no_read_but_the_order(api, raw_client, ddb_client, uid, cause):
+    order = new_order(api, raw_client, uid)
+    if cause == "insufficient_funds":
+        seed_balance(raw_client, order["accountId"], "alice", LINES_TOTAL - 1)
+    if cause == "invalid_transition":
+        seed_balance(raw_client, order["accountId"], "alice", 10 * LINES_TOTAL)
+        order = move(api, order, "PAID", "SHIPPED")
+    balance_before = read_item(raw_client, keys.balance_key(order["accountId"]))
+    order_before = stored_order(raw_client, order["orderId"])
+
+    reply, calls = _refused_payment(api, ddb_client, order, f"pay-{uid}")
+
+    assert reply.code == cause
+    assert reply.status == (404 if cause == "ledger_not_found" else 409)
+    assert calls.calls == ["GetItem", "TransactWriteItems"]
+    assert read_item(raw_client, keys.balance_key(order["accountId"])) == balance_before
+    assert stored_order(raw_client, order["orderId"]) == order_before
+    assert ledger_entries(raw_client, order["accountId"]) == []
+    if cause == "insufficient_funds":
+        assert reply.json["availableCents"] == LINES_TOTAL - 1
+        assert reply.json["requestedCents"] == LINES_TOTAL
+
+
+def _bump_order_version_before_each_write(ddb_client, raw_client, order_id: str, times: int):
+    """A concurrent writer that changes the order (status kept PENDING) just before our write lands."""
+    bumped = []
+
+    def bump(**_: object) -> None:
+        if len(bumped) < times:
+            bumped.append(1)
+            raw_client.update_item(
+                TableName=table_name(),
+                Key=codec.to_item(keys.order_key(order_id)),
+                UpdateExpression="SET #v = #v + :one",
+                ExpressionAttributeNames={"#v": "version"},
+                ExpressionAttributeValues={":one": {"N": "1"}},
+            )
+
+    return bump
+
+
+def test_pay_rereads_and_retries_when_it_lost_a_version_race(api, raw_client, ddb_client, uid):
+    order = new_order(api, raw_client, uid)
+    seed_balance(raw_client, order["accountId"], "alice", 10_000)
+    bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=2)
+    ddb_client.meta.events.register("before-call.dynamodb.TransactWriteItems", bump, unique_id="test-bump")
+    try:
+        with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+            reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
+    finally:
+        ddb_client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="test-bump")
+
+    assert reply.status == 200, reply.json
+    assert reply.json["version"] == 3  # two foreign bumps, then ours
+    assert calls.count("TransactWriteItems") == 3
+    assert stored_order(raw_client, order["orderId"])["status"] == "PAID"
+    assert len(ledger_entries(raw_client, order["accountId"])) == 1
+    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+
+
+def test_pay_that_keeps_losing_the_race_answers_503_and_writes_nothing(api, raw_client, ddb_client, uid):
+    order = new_order(api, raw_client, uid)
+    seed_balance(raw_client, order["accountId"], "alice", 10_000)
+    bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=100)
+    ddb_client.meta.events.register("before-call.dynamodb.TransactWriteItems", bump, unique_id="test-bump")
+    try:
+        reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
+    finally:
+        ddb_client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="test-bump")
+
+    assert (reply.status, reply.code) == (503, "busy")
+    assert reply.header("Retry-After")
+    assert stored_order(raw_client, order["orderId"])["status"] == "PENDING"
+    assert ledger_entries(raw_client, order["accountId"]) == []
+    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000
+
+
+# --- through HTTP --------------------------------------------------------------------------------
+
+
+def http(url: str, method: str, body: Any = None, *, sub: str = "alice", headers: dict | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    all_headers = {"Authorization": f"Bearer {make_token(sub)}", **(headers or {})}
+    if data is not None:
+        all_headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(url, data=data, method=method, headers=all_headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read() or b"null")
+
+
+def test_conditional_requests_over_http(local_server, raw_client, uid):
+    account_id = f"acct-{uid}"
+    seed_account(raw_client, account_id, "alice")
+
+    status, headers, _ = http(f"{local_server}/orders", "POST", {"accountId": account_id, "items": LINES})
+    assert (status, headers["ETag"]) == (201, '"0"')
+    url = f"{local_server}{headers['Location']}"
+
+    status, headers, _ = http(url, "GET")
+    assert (status, headers["ETag"]) == (200, '"0"')
+
+    status, headers, paid = http(url, "PATCH", {"status": "PAID"}, headers={"If-Match": headers["ETag"]})
+    assert (status, headers["ETag"], paid["version"]) == (200, '"1"', 1)
+
+    status, headers, problem = http(url, "PATCH", {"status": "CANCELLED"}, headers={"If-Match": '"0"'})
+    assert status == 412
+    assert headers["Content-Type"] == "application/problem+json"
+    assert headers["ETag"] == '"1"'
+    assert problem["current"] == paid
+
+    status, _, problem = http(url, "DELETE")
+    assert (status, problem["code"]) == (428, "precondition_required")

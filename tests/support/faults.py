@@ -1,0 +1,167 @@
+"""Fault injection on the layer's real botocore client (DynamoDB Local stays real underneath).
+
+- `dropped_responses`: the request reaches DynamoDB and commits, then the response is lost
+  (a read timeout), `times` times in a row; botocore's own retries see it too.
+- `timeouts_before_send`: the connection times out before the request is sent.
+- `crash_after_write`: the process "dies" right after a successful write, before anything else
+  runs (a BaseException, so nothing in the handler, Powertools included, can clean up).
+- `blocked_writes`: a write waits on an event (to hold a request in flight).
+- `transaction_conflicts`, `throttling`: what DynamoDB Local never answers, answered here
+  without sending anything.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+from botocore.httpsession import URLLib3Session
+
+
+class SimulatedCrash(BaseException):
+    """The Lambda was killed: not an Exception, so no `except Exception` handler runs."""
+
+
+class Injection:
+    """How many matching calls the fault hit (`injected`) and let through (`passed`)."""
+
+    def __init__(self, times: int):
+        self.remaining = times
+        self.injected = 0
+        self.passed = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.remaining <= 0:
+                self.passed += 1
+                return False
+            self.remaining -= 1
+            self.injected += 1
+            return True
+
+
+@contextmanager
+def _hook(client, event: str, handler) -> Iterator[None]:
+    unique_id = f"ddbguard-fault-{id(handler)}"
+    client.meta.events.register_first(event, handler, unique_id=unique_id)
+    try:
+        yield
+    finally:
+        client.meta.events.unregister(event, unique_id=unique_id)
+
+
+@contextmanager
+def dropped_responses(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
+    budget = Injection(times)
+    session = URLLib3Session(timeout=10)
+
+    def send_then_lose_response(request, **_: object):
+        if not budget.take():
+            return None
+        session.send(request)  # DynamoDB receives and applies it...
+        raise ReadTimeoutError(endpoint_url=request.url)  # ...and the answer never arrives
+
+    with _hook(client, f"before-send.dynamodb.{operation}", send_then_lose_response):
+        yield budget
+
+
+@contextmanager
+def timeouts_before_send(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
+    budget = Injection(times)
+
+    def time_out(request, **_: object):
+        if budget.take():
+            raise ConnectTimeoutError(endpoint_url=request.url)
+        return None
+
+    with _hook(client, f"before-send.dynamodb.{operation}", time_out):
+        yield budget
+
+
+@contextmanager
+def crash_after_write(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
+    budget = Injection(times)
+
+    def crash(http_response, **_: object):
+        if http_response.status_code == 200 and budget.take():
+            raise SimulatedCrash(f"killed after a successful {operation}")
+
+    with _hook(client, f"after-call.dynamodb.{operation}", crash):
+        yield budget
+
+
+@contextmanager
+def blocked_writes(
+    client, release: threading.Event, operation: str = "TransactWriteItems"
+) -> Iterator[threading.Event]:
+    """Every `operation` waits until `release` is set; the yielded event says one is waiting."""
+    entered = threading.Event()
+
+    def wait(request, **_: object):
+        entered.set()
+        release.wait(timeout=30)
+        return None
+
+    with _hook(client, f"before-send.dynamodb.{operation}", wait):
+        yield entered
+
+
+class _RawBody:
+    def __init__(self, data: bytes):
+        self._data = data
+
+    def stream(self, **_: object) -> Iterator[bytes]:
+        yield self._data
+
+
+def _error_response(request, status: int, body: dict) -> AWSResponse:
+    data = json.dumps(body).encode()
+    headers = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "injected-fault"}
+    return AWSResponse(request.url, status, headers, _RawBody(data))
+
+
+@contextmanager
+def transaction_conflicts(client, times: int = 1, reason: str = "TransactionConflict") -> Iterator[Injection]:
+    """TransactWriteItems answers TransactionCanceledException whose reasons are all `reason`
+    (what DynamoDB says when another transaction holds an item); nothing is sent or written."""
+    budget = Injection(times)
+
+    def cancel(request, **_: object):
+        if not budget.take():
+            return None
+        actions = len(json.loads(request.body)["TransactItems"])
+        return _error_response(
+            request,
+            400,
+            {
+                "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                "message": f"Transaction cancelled, please refer cancellation reasons for specific reasons [{reason}]",
+                "CancellationReasons": [{"Code": reason, "Message": "injected"} for _ in range(actions)],
+            },
+        )
+
+    with _hook(client, "before-send.dynamodb.TransactWriteItems", cancel):
+        yield budget
+
+
+@contextmanager
+def throttling(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
+    """`operation` answers ThrottlingException (botocore retries it itself, then ddbguard does)."""
+    budget = Injection(times)
+
+    def throttle(request, **_: object):
+        if not budget.take():
+            return None
+        return _error_response(
+            request,
+            400,
+            {"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException", "message": "Rate of requests exceeds"},
+        )
+
+    with _hook(client, f"before-send.dynamodb.{operation}", throttle):
+        yield budget

@@ -1,0 +1,29 @@
+"""events/ holds one sample event per route, generated from the route table, never drifting."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import routes
+from local.events import event_path, render, sample_event
+from local.paths import EVENTS
+
+
+def test_one_event_per_route_and_nothing_else():
+    assert sorted(p.name for p in EVENTS.glob("*.json")) == sorted(event_path(r).name for r in routes.ROUTES)
+
+
+@pytest.mark.parametrize("route", routes.ROUTES, ids=lambda r: r.operation)
+def test_event_matches_route_table(route):
+    stored = event_path(route).read_text()
+    assert stored == render(sample_event(route)), "events/ drifted from the route table: run `make events`"
+    event = json.loads(stored)
+    assert event["resource"] == route.path
+    assert event["httpMethod"] == route.method
+    assert set((event["pathParameters"] or {}).keys()) == set(route.path_parameters)
+    assert ("authorizer" in event["requestContext"]) == route.auth
+    headers = {k.lower() for k in event["headers"]}
+    assert ("idempotency-key" in headers) == (route.idempotency != "none")
+    assert ("if-match" in headers) == route.if_match
