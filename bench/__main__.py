@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import resource
 import statistics
 import time
@@ -48,7 +50,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=200, help="requests per latency scenario")
     args = parser.parse_args()
     n = args.n
-    with DynamoDBLocal() as database:
+    # Handlers print EMF metric lines to stdout (that is how Lambda ships them); keep the table readable.
+    with DynamoDBLocal() as database, contextlib.redirect_stdout(io.StringIO()):
         configure(database.endpoint, TABLE)
         ensure_table(local_client(database.endpoint), TABLE)
         api = ApiClient()

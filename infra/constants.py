@@ -86,8 +86,11 @@ CUSTOM_METRICS = (
     "TransactionRetry",
     "Busy",
     "IdempotentReplay",
+    "LockAuditFinding",
+    "LockAuditUnrepaired",
 )
 BUSY_METRIC = "Busy"
+LOCK_AUDIT_UNREPAIRED_METRIC = "LockAuditUnrepaired"
 
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH

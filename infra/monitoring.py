@@ -83,6 +83,12 @@ class Monitoring(Construct):
             "Clients were answered 503 busy: DynamoDB kept conflicting or throttling after bounded retries.",
             action,
         )
+        self._alarm(
+            "LockAuditUnrepaired",
+            custom_metric(constants.LOCK_AUDIT_UNREPAIRED_METRIC),
+            "The lock audit found uniqueness locks it must not repair alone (two accounts claim one value).",
+            action,
+        )
 
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", period_override=cloudwatch.PeriodOverride.AUTO)
         self.dashboard.add_widgets(

@@ -121,3 +121,16 @@ def test_cloudwatch_may_use_the_topic_key(template: Template) -> None:
             }
         },
     )
+
+
+def test_dashboard_metrics_are_exactly_the_ones_the_layer_emits() -> None:
+    import local  # noqa: F401 - the layer on sys.path
+    from ddbguard.observability import MetricName
+
+    emitted = {value for name, value in vars(MetricName).items() if name.isupper()}
+    assert set(constants.CUSTOM_METRICS) == emitted
+
+
+def test_lock_audit_unrepaired_findings_alarm(synth: Synth) -> None:
+    alarms = _alarms(synth)
+    assert any(a.get("MetricName") == constants.LOCK_AUDIT_UNREPAIRED_METRIC for a in alarms.values())

@@ -15,6 +15,7 @@ from ddbguard.movements import new_balance_item
 from ddbguard.normalize import unique_form
 from ddbguard.request_identity import RequestIdentity
 from local.tokens import make_token
+from tests.support.table_reads import lock_owner
 
 
 def _key(pk: str, sk: str) -> dict:
@@ -24,11 +25,6 @@ def _key(pk: str, sk: str) -> dict:
 def read(raw_client, pk: str, sk: str) -> dict | None:
     item = raw_client.get_item(TableName=os.environ["TABLE_NAME"], Key=_key(pk, sk), ConsistentRead=True).get("Item")
     return item
-
-
-def lock_owner(raw_client, kind: str, value: str) -> str | None:
-    item = read(raw_client, f"UNIQ#{kind}#{value}", "LOCK")
-    return item["owner"]["S"] if item else None
 
 
 def stored_account(raw_client, account_id: str) -> dict | None:

@@ -8,18 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.support.table_reads import lock_owner
+
 pytestmark = pytest.mark.slow
 
 SIGNUPS = 50
-
-
-def lock_owner(raw_client, kind: str, value: str) -> str | None:
-    item = raw_client.get_item(
-        TableName=os.environ["TABLE_NAME"],
-        Key={"PK": {"S": f"UNIQ#{kind}#{value}"}, "SK": {"S": "LOCK"}},
-        ConsistentRead=True,
-    ).get("Item")
-    return item["owner"]["S"] if item else None
 
 
 def locks_with_prefix(raw_client, prefix: str) -> list[dict]:

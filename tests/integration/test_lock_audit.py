@@ -18,6 +18,7 @@ from ddbguard.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, F
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
 from local.table import ensure_table
+from tests.support.table_reads import lock_owner
 
 
 @pytest.fixture
@@ -35,11 +36,6 @@ def _key(pk: str, sk: str) -> dict:
 
 def put_raw(raw_client, table: str, item: dict) -> None:
     raw_client.put_item(TableName=table, Item={k: {"S": v} for k, v in item.items()})
-
-
-def lock_owner(raw_client, table: str, kind: str, value: str) -> str | None:
-    item = raw_client.get_item(TableName=table, Key=_key(f"UNIQ#{kind}#{value}", "LOCK"), ConsistentRead=True)
-    return item.get("Item", {}).get("owner", {}).get("S")
 
 
 def _seed_broken_table(raw_client, table: str, uid: str) -> dict:
@@ -71,18 +67,21 @@ def test_audit_finds_both_repair_fixes_both_and_a_second_audit_is_clean(audit_ta
     assert found.locks_scanned == 5
     assert found.accounts_scanned == 2
     # Reporting changes nothing.
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"ghost@{uid}.io") == f"ACCT#ghost-{uid}"
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"bob@{uid}.io") is None
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"ghost@{uid}.io") == f"ACCT#ghost-{uid}"
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"bob@{uid}.io") is None
 
     repaired = lock_audit.audit_locks(repair=True)
     assert _problems(repaired) == _problems(found)
     assert all(f.repaired for f in repaired.findings)
     assert repaired.clean
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"ghost@{uid}.io") is None
-    assert lock_owner(raw_client, audit_table, "HANDLE", f"former_{uid}") is None
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"bob@{uid}.io") == bob_owner
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"ghost@{uid}.io") is None
+    assert lock_owner(raw_client, "HANDLE", table=audit_table, value=f"former_{uid}") is None
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"bob@{uid}.io") == bob_owner
     # Healthy locks were left alone.
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"ada@{uid}.io") == f"ACCT#{seeded['ada']['accountId']}"
+    assert (
+        lock_owner(raw_client, "EMAIL", table=audit_table, value=f"ada@{uid}.io")
+        == f"ACCT#{seeded['ada']['accountId']}"
+    )
 
     again = lock_audit.audit_locks()
     assert again.findings == []
@@ -110,8 +109,8 @@ def test_two_accounts_claiming_one_value_are_reported_and_left_to_a_person(audit
     assert held.account_id == eve["accountId"]
     assert not held.repaired
     assert [f.problem for f in report.unrepaired] == [LOCK_HELD_BY_OTHER]
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"shared@{uid}.io") == f"ACCT#{ada['accountId']}"
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"eve@{uid}.io") is None
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"shared@{uid}.io") == f"ACCT#{ada['accountId']}"
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"eve@{uid}.io") is None
 
 
 def test_a_repair_never_deletes_a_lock_that_became_valid(audit_table, raw_client, uid):
@@ -122,7 +121,7 @@ def test_a_repair_never_deletes_a_lock_that_became_valid(audit_table, raw_client
         ORPHAN_LOCK, f"UNIQ#EMAIL#raced@{uid}.io", account["accountId"], "email", f"raced@{uid}.io", "owner missing"
     )
     assert lock_audit._repair(stale) is False
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"raced@{uid}.io") == f"ACCT#{account['accountId']}"
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"raced@{uid}.io") == f"ACCT#{account['accountId']}"
     assert lock_audit.audit_locks().findings == []
 
 
@@ -157,7 +156,7 @@ def test_cli_exit_code_says_whether_anything_is_left_broken(dynamodb_local, audi
     assert "orphan_lock" in report_only.stdout
     assert f"ghost@{uid}.io" in report_only.stdout
     assert "missing_lock" in report_only.stdout
-    assert lock_owner(raw_client, audit_table, "EMAIL", f"ghost@{uid}.io") is not None
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"ghost@{uid}.io") is not None
 
     repaired = _cli(dynamodb_local, audit_table, "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr

@@ -6,19 +6,9 @@ ddbguard's own client for the first N TransactWriteItems calls; later calls reac
 
 from __future__ import annotations
 
-import os
-
 from ddbguard.transactions import MAX_ATTEMPTS
 from tests.support.faults import throttling, transaction_conflicts
-
-
-def lock_owner(raw_client, kind: str, value: str) -> str | None:
-    item = raw_client.get_item(
-        TableName=os.environ["TABLE_NAME"],
-        Key={"PK": {"S": f"UNIQ#{kind}#{value}"}, "SK": {"S": "LOCK"}},
-        ConsistentRead=True,
-    ).get("Item")
-    return item["owner"]["S"] if item else None
+from tests.support.table_reads import lock_owner
 
 
 def test_conflicts_within_the_retry_budget_end_in_201(api, ddb_client, raw_client, uid):
