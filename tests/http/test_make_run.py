@@ -67,6 +67,14 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
             f"http://127.0.0.1:{port}/accounts/nobody-here", {"Authorization": f"Bearer {make_token('dave')}"}
         )
         assert status == 404 and json.loads(body)["status"] == 404
+        created = urllib.request.Request(
+            f"http://127.0.0.1:{port}/accounts",
+            data=json.dumps({"email": "run@example.com", "username": "runner"}).encode(),
+            headers={"Authorization": f"Bearer {make_token('dave')}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(created, timeout=10) as response:
+            assert response.status == 201 and response.headers["ETag"] == '"0"'
         assert _java_processes_on(ddb_port), "DynamoDB Local should be running while the server is up"
     finally:
         process.send_signal(signal.SIGINT)
