@@ -126,42 +126,36 @@ def _error_response(request, status: int, body: dict) -> AWSResponse:
 
 
 @contextmanager
-def transaction_conflicts(client, times: int = 1, reason: str = "TransactionConflict") -> Iterator[Injection]:
+def _answering(client, operation: str, times: int, error_body) -> Iterator[Injection]:
+    """The first `times` calls of `operation` get HTTP 400 with `error_body(request)`; nothing is sent."""
+    budget = Injection(times)
+
+    def answer(request, **_: object):
+        return _error_response(request, 400, error_body(request)) if budget.take() else None
+
+    with _hook(client, f"before-send.dynamodb.{operation}", answer):
+        yield budget
+
+
+def transaction_conflicts(client, times: int = 1, reason: str = "TransactionConflict"):
     """TransactWriteItems answers TransactionCanceledException whose reasons are all `reason`
     (what DynamoDB says when another transaction holds an item); nothing is sent or written."""
-    budget = Injection(times)
 
-    def cancel(request, **_: object):
-        if not budget.take():
-            return None
+    def cancelled(request) -> dict:
         actions = len(json.loads(request.body)["TransactItems"])
-        return _error_response(
-            request,
-            400,
-            {
-                "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-                "message": f"Transaction cancelled, please refer cancellation reasons for specific reasons [{reason}]",
-                "CancellationReasons": [{"Code": reason, "Message": "injected"} for _ in range(actions)],
-            },
-        )
+        return {
+            "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+            "message": f"Transaction cancelled, please refer cancellation reasons for specific reasons [{reason}]",
+            "CancellationReasons": [{"Code": reason, "Message": "injected"} for _ in range(actions)],
+        }
 
-    with _hook(client, "before-send.dynamodb.TransactWriteItems", cancel):
-        yield budget
+    return _answering(client, "TransactWriteItems", times, cancelled)
 
 
-@contextmanager
-def throttling(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
+def throttling(client, operation: str = "TransactWriteItems", times: int = 1):
     """`operation` answers ThrottlingException (botocore retries it itself, then ddbguard does)."""
-    budget = Injection(times)
-
-    def throttle(request, **_: object):
-        if not budget.take():
-            return None
-        return _error_response(
-            request,
-            400,
-            {"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException", "message": "Rate of requests exceeds"},
-        )
-
-    with _hook(client, f"before-send.dynamodb.{operation}", throttle):
-        yield budget
+    throttled = {
+        "__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException",
+        "message": "Rate of requests exceeds",
+    }
+    return _answering(client, operation, times, lambda request: throttled)
