@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig, idempotent_function
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
@@ -220,6 +221,9 @@ class Endpoint:
         )
 
     def _unexpected(self, error: Exception) -> Response:
+        if isinstance(error, NotFoundError):  # the path did not fit this function's route
+            result = problems.problem(404, "not_found", "No such resource.")
+            return Response(status_code=404, body=result["body"], headers=result["headers"])
         logger.exception("unexpected error")
         result = problems.problem(500, "internal_error", "Something went wrong on our side.")
         return Response(status_code=500, body=result["body"], headers=result["headers"])
