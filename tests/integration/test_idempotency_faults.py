@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import pytest
 
 import local.server as server
-from ddbguard.codec import from_item
+from ddbguard import keys
+from ddbguard.codec import from_item, to_item
 from local.lambda_context import LambdaContext
 from tests.support.faults import (
     SimulatedCrash,
@@ -59,25 +60,33 @@ class Trial:
 
 
 def _snapshot(raw_client, account_ids: list[str]) -> dict:
+    """Each balance: its amounts and its version, which grows by one per applied movement."""
     state = {}
     for account_id in account_ids:
-        items = raw_client.query(
-            TableName="ddbguard-test",
-            KeyConditionExpression="#pk = :pk",
-            ExpressionAttributeNames={"#pk": "PK"},
-            ExpressionAttributeValues={":pk": {"S": f"ACCT#{account_id}"}},
-            ConsistentRead=True,
-        )["Items"]
-        rows = [from_item(i) for i in items]
-        balance = next(r for r in rows if r["SK"] == "BALANCE")
-        entries = [r for r in rows if r["SK"].startswith("TXN#")]
+        item = raw_client.get_item(
+            TableName="ddbguard-test", Key=to_item(keys.balance_key(account_id)), ConsistentRead=True
+        )["Item"]
+        balance = from_item(item)
         state[account_id] = {
             "cleared": balance["clearedCents"],
             "hold": balance["holdCents"],
             "available": balance["availableCents"],
-            "entries": len(entries),
+            "movements": balance["version"],
         }
     return state
+
+
+def _entry_count(raw_client, account_id: str) -> int:
+    """Ledger entries of the account, every page of the Query."""
+    paginator = raw_client.get_paginator("query")
+    pages = paginator.paginate(
+        TableName="ddbguard-test",
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :txn)",
+        ExpressionAttributeValues={":pk": {"S": f"ACCT#{account_id}"}, ":txn": {"S": "TXN#"}},
+        Select="COUNT",
+        ConsistentRead=True,
+    )
+    return sum(page["Count"] for page in pages)
 
 
 class Money:
@@ -105,7 +114,7 @@ class Money:
         return reply.json["orderId"]
 
     def trial(self, route: str) -> tuple[Trial, dict]:
-        """The request, and the expected change per account: (cleared, hold, available, entries)."""
+        """The request, and the expected change per account: (cleared, hold, available, movements)."""
         a, ledger = self.account, f"/accounts/{self.account}/ledger"
         if route == "deposit":
             return Trial("POST", f"{ledger}/deposits", {"amountCents": AMOUNT}, 201), {a: (AMOUNT, 0, AMOUNT, 1)}
@@ -148,8 +157,9 @@ def _retry_until_answered(api, trial: Trial, key: str):
     raise AssertionError("never answered")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def money(api, raw_client):
+    """Fresh ledgers per (route, fault): small partitions, and the end-of-test count is exact."""
     return Money(api, raw_client)
 
 
@@ -183,8 +193,11 @@ def test_retry_after_fault_applies_exactly_once(api, ddb_client, raw_client, mon
         after = _snapshot(raw_client, list(effect))
         for account_id, (cleared, hold, available, entries) in effect.items():
             delta = {k: after[account_id][k] - before[account_id][k] for k in before[account_id]}
-            assert delta == {"cleared": cleared, "hold": hold, "available": available, "entries": entries}, (
+            assert delta == {"cleared": cleared, "hold": hold, "available": available, "movements": entries}, (
                 route,
                 fault,
                 delta,
             )
+    # Every applied movement wrote exactly one entry per ledger: nothing applied twice, nothing lost.
+    for account_id in (money.account, money.other):
+        assert _entry_count(raw_client, account_id) == _snapshot(raw_client, [account_id])[account_id]["movements"]
