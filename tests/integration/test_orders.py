@@ -19,6 +19,7 @@ from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.ids import now_iso
 from ddbguard.request_identity import RequestIdentity
 from local.tokens import make_token
+from tests.support import ledger_seed
 from tests.support.call_counter import counting_calls, idempotency_record_call
 
 LINES = [
@@ -33,20 +34,8 @@ PUBLIC_FIELDS = {"orderId", "accountId", "status", "items", "totalCents", "versi
 
 
 def seed_account(raw_client, account_id: str, owner_sub: str) -> None:
-    now = now_iso()
-    item = {
-        **keys.account_key(account_id),
-        "kind": "account",
-        "accountId": account_id,
-        "ownerSub": owner_sub,
-        "email": f"{account_id}@example.com",
-        "username": account_id,
-        "displayName": account_id,
-        "version": 0,
-        "createdAt": now,
-        "updatedAt": now,
-    }
-    raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
+    """An account with its two locks, straight into the table (orders tests do not need the account routes)."""
+    ledger_seed.seed_account(raw_client, owner_sub, account_id)
 
 
 def seed_balance(raw_client, account_id: str, owner_sub: str, available_cents: int) -> None:
