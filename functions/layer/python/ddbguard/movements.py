@@ -193,7 +193,8 @@ def settle_entry(entry: dict[str, Any]) -> dict[str, Any]:
         return entry
     entry_id, account_id = entry["entryId"], entry["accountId"]
     balance_key = keys.balance_key(account_id)
-    balance = transactions.get_item(balance_key) or {}
+    # Only the one map entry: `pending` may hold many in-flight movements of a busy ledger.
+    balance = transactions.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
     after = (balance.get(PENDING) or {}).get(entry_id)
     if after is None:  # settled by an earlier attempt of this request
         stored = transactions.get_item(keys.entry_key(account_id, entry_id)) or {}

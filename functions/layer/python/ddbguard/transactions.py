@@ -200,9 +200,21 @@ def conditional_delete(key: dict[str, str], condition: ConditionBase) -> None:
     _single_write("delete_item", delete(key, condition)["Delete"])
 
 
-def get_item(key: dict[str, str], *, consistent: bool = True) -> dict[str, Any] | None:
+def get_item(
+    key: dict[str, str], *, consistent: bool = True, attributes: tuple[tuple[str, ...], ...] = ()
+) -> dict[str, Any] | None:
+    """The item, or only the attribute paths named in `attributes` (each a tuple of names)."""
+    request: dict[str, Any] = {"TableName": table_name(), "Key": to_item(key), "ConsistentRead": consistent}
+    if attributes:
+        names: dict[str, str] = {}
+        paths = []
+        for index, path in enumerate(attributes):
+            parts = [f"#p{index}_{depth}" for depth in range(len(path))]
+            names.update(zip(parts, path, strict=True))
+            paths.append(".".join(parts))
+        request.update(ProjectionExpression=", ".join(paths), ExpressionAttributeNames=names)
     try:
-        response = client().get_item(TableName=table_name(), Key=to_item(key), ConsistentRead=consistent)
+        response = client().get_item(**request)
     except (BotocoreConnectionError, HTTPClientError) as error:
         raise Busy(f"DynamoDB did not answer: {type(error).__name__}") from None
     except ClientError as error:
