@@ -21,6 +21,7 @@ from ddbguard.request_identity import RequestIdentity
 from local.tokens import make_token
 from tests.support import ledger_seed
 from tests.support.call_counter import counting_calls, idempotency_record_call
+from tests.support.faults import hooked
 
 LINES = [
     {"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999},
@@ -399,12 +400,11 @@ def test_pay_rereads_and_retries_when_it_lost_a_version_race(api, raw_client, dd
     order = new_order(api, raw_client, uid)
     seed_balance(raw_client, order["accountId"], "alice", 10_000)
     bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=2)
-    ddb_client.meta.events.register("before-call.dynamodb.TransactWriteItems", bump, unique_id="test-bump")
-    try:
-        with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
-            reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
-    finally:
-        ddb_client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="test-bump")
+    with (
+        hooked(ddb_client, "before-call.dynamodb.TransactWriteItems", bump),
+        counting_calls(ddb_client, ignore=idempotency_record_call) as calls,
+    ):
+        reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
 
     assert reply.status == 200, reply.json
     assert reply.json["version"] == 3  # two foreign bumps, then ours
@@ -418,11 +418,8 @@ def test_pay_that_keeps_losing_the_race_answers_503_and_writes_nothing(api, raw_
     order = new_order(api, raw_client, uid)
     seed_balance(raw_client, order["accountId"], "alice", 10_000)
     bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=100)
-    ddb_client.meta.events.register("before-call.dynamodb.TransactWriteItems", bump, unique_id="test-bump")
-    try:
+    with hooked(ddb_client, "before-call.dynamodb.TransactWriteItems", bump):
         reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
-    finally:
-        ddb_client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", unique_id="test-bump")
 
     assert (reply.status, reply.code) == (503, "busy")
     assert reply.header("Retry-After")

@@ -46,7 +46,8 @@ class Injection:
 
 
 @contextmanager
-def _hook(client, event: str, handler) -> Iterator[None]:
+def hooked(client, event: str, handler) -> Iterator[None]:
+    """`handler` runs first on `event` of `client` while the block runs."""
     unique_id = f"ddbguard-fault-{id(handler)}"
     client.meta.events.register_first(event, handler, unique_id=unique_id)
     try:
@@ -66,7 +67,7 @@ def dropped_responses(client, operation: str = "TransactWriteItems", times: int 
         session.send(request)  # DynamoDB receives and applies it...
         raise ReadTimeoutError(endpoint_url=request.url)  # ...and the answer never arrives
 
-    with _hook(client, f"before-send.dynamodb.{operation}", send_then_lose_response):
+    with hooked(client, f"before-send.dynamodb.{operation}", send_then_lose_response):
         yield budget
 
 
@@ -79,7 +80,7 @@ def timeouts_before_send(client, operation: str = "TransactWriteItems", times: i
             raise ConnectTimeoutError(endpoint_url=request.url)
         return None
 
-    with _hook(client, f"before-send.dynamodb.{operation}", time_out):
+    with hooked(client, f"before-send.dynamodb.{operation}", time_out):
         yield budget
 
 
@@ -91,7 +92,7 @@ def crash_after_write(client, operation: str = "TransactWriteItems", times: int 
         if http_response.status_code == 200 and budget.take():
             raise SimulatedCrash(f"killed after a successful {operation}")
 
-    with _hook(client, f"after-call.dynamodb.{operation}", crash):
+    with hooked(client, f"after-call.dynamodb.{operation}", crash):
         yield budget
 
 
@@ -107,7 +108,7 @@ def blocked_writes(
         release.wait(timeout=30)
         return None
 
-    with _hook(client, f"before-send.dynamodb.{operation}", wait):
+    with hooked(client, f"before-send.dynamodb.{operation}", wait):
         yield entered
 
 
@@ -133,7 +134,7 @@ def _answering(client, operation: str, times: int, error_body) -> Iterator[Injec
     def answer(request, **_: object):
         return _error_response(request, 400, error_body(request)) if budget.take() else None
 
-    with _hook(client, f"before-send.dynamodb.{operation}", answer):
+    with hooked(client, f"before-send.dynamodb.{operation}", answer):
         yield budget
 
 
