@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     endpoint = f"http://127.0.0.1:{os.environ.get('DYNAMODB_PORT', '8000')}"
     table = os.environ.get("TABLE_NAME", "ddbguard")
     configure(endpoint, table)
-    from ddbguard import lock_audit
+    from ddbguard.domain import lock_audit
     from ddbguard.errors import Busy
 
     try:

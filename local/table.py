@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ddbguard.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
+from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
 
 
 def ensure_table(client: Any, table_name: str) -> None:

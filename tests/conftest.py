@@ -32,7 +32,7 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
 @pytest.fixture(scope="session")
 def ddb_client(dynamodb_local: DynamoDBLocal):
     """ddbguard's own client (the one the handlers use): count its calls, inject its faults."""
-    from ddbguard.dynamodb import client
+    from ddbguard.store.client import client
 
     return client()
 

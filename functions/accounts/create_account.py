@@ -1,6 +1,6 @@
 """POST /accounts: create an account whose email and username are unique (locks in the same transaction)."""
 
-from ddbguard import accounts
+from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import CreateAccount
 from ddbguard_api.replies import Reply, created

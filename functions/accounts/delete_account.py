@@ -1,6 +1,6 @@
 """DELETE /accounts/{accountId} + If-Match: the account, its locks and its empty balance item, in one transaction."""
 
-from ddbguard import accounts
+from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, no_content
 from routes import by_handler

@@ -1,6 +1,6 @@
 """GET /accounts/{accountId}: the owner's account (admins may read any), with its ETag."""
 
-from ddbguard import accounts
+from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler

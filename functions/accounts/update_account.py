@@ -1,6 +1,6 @@
 """PATCH /accounts/{accountId} + If-Match: change email, username or displayName at the expected version."""
 
-from ddbguard import accounts
+from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import UpdateAccount
 from ddbguard_api.replies import Reply, ok

@@ -7,7 +7,7 @@ an alarm can fire when a finding could not be repaired (two accounts claiming on
 from dataclasses import asdict
 from typing import Any
 
-from ddbguard import lock_audit
+from ddbguard.domain import lock_audit
 from ddbguard.observability import MetricName, count, logger, metrics, metrics_lock, tracer
 
 

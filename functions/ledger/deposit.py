@@ -1,6 +1,6 @@
 """POST /accounts/{accountId}/ledger/deposits: add money to the caller's ledger (201 entry)."""
 
-from ddbguard import ledger
+from ddbguard.domain import ledger
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import Amount
 from ddbguard_api.replies import Reply, created

@@ -1,6 +1,6 @@
 """GET /accounts/{accountId}/ledger?limit=&cursor=: the balance and a page of entries, newest first."""
 
-from ddbguard import statements
+from ddbguard.domain import statements
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import StatementQuery
 from ddbguard_api.replies import Reply, ok

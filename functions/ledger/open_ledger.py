@@ -1,6 +1,6 @@
 """POST /accounts/{accountId}/ledger: open the account's ledger (201 balance)."""
 
-from ddbguard import ledger
+from ddbguard.domain import ledger
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, created
 from routes import by_handler

@@ -1,6 +1,6 @@
 """POST /accounts/{accountId}/ledger/holds: move money from available to held (201 hold entry with holdId)."""
 
-from ddbguard import holds
+from ddbguard.domain import holds
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import Amount
 from ddbguard_api.replies import Reply, created

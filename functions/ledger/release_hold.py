@@ -1,6 +1,6 @@
 """POST /accounts/{accountId}/ledger/holds/{holdId}/release: held money returns to available, once (200)."""
 
-from ddbguard import holds
+from ddbguard.domain import holds
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler

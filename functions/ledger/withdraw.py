@@ -1,6 +1,6 @@
 """POST /accounts/{accountId}/ledger/withdrawals: take money out only if available (201 entry, else 409)."""
 
-from ddbguard import ledger
+from ddbguard.domain import ledger
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import Amount
 from ddbguard_api.replies import Reply, created

@@ -1,6 +1,6 @@
 """POST /orders: a PENDING order at version 0 for one of the caller's accounts (never overwrites)."""
 
-from ddbguard import orders
+from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import CreateOrder
 from ddbguard_api.replies import Reply, created

@@ -1,6 +1,6 @@
 """DELETE /orders/{orderId} + If-Match: delete a PENDING or CANCELLED order at the expected version."""
 
-from ddbguard import orders
+from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, no_content
 from routes import by_handler

@@ -1,6 +1,6 @@
 """GET /orders/{orderId}: the caller's order (admins: any) with its ETag."""
 
-from ddbguard import orders
+from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler

@@ -1,6 +1,6 @@
 """POST /orders/{orderId}/pay (Idempotency-Key required): PENDING -> PAID, ledger debit and entry, atomically."""
 
-from ddbguard import orders
+from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler

@@ -1,6 +1,6 @@
 """PATCH /orders/{orderId} + If-Match: move the order's status along the transition table."""
 
-from ddbguard import orders
+from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import UpdateOrderStatus
 from ddbguard_api.replies import Reply, ok

@@ -1,6 +1,6 @@
 """POST /transfers: move money between two ledgers in one transaction (201 the caller's transfer_out entry)."""
 
-from ddbguard import transfers
+from ddbguard.domain import transfers
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.models import Transfer
 from ddbguard_api.replies import Reply, created

@@ -9,11 +9,11 @@ import urllib.request
 
 import pytest
 
-from ddbguard import accounts
+from ddbguard.domain import accounts
+from ddbguard.domain.normalize import unique_form
 from ddbguard.errors import IdempotencyKeyReused
-from ddbguard.movements import new_balance_item
-from ddbguard.normalize import unique_form
-from ddbguard.request_identity import RequestIdentity
+from ddbguard.guards.money import new_balance_item
+from ddbguard.guards.request_identity import RequestIdentity
 from local.tokens import make_token
 from tests.support.table_reads import lock_owner
 
@@ -251,7 +251,7 @@ def test_admin_reads_any_account_but_cannot_change_it(api, uid):
 def _seed_balance(raw_client, account_id: str, cleared: int, held: int) -> None:
     item = new_balance_item(account_id, "alice", "2024-01-01T00:00:00.000Z")
     item.update(clearedCents=cleared, holdCents=held, availableCents=cleared - held, version=3)
-    from ddbguard.codec import to_item
+    from ddbguard.store.codec import to_item
 
     raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=to_item(item))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from ddbguard import keys
-from ddbguard.codec import from_item, to_item
+from ddbguard.store import keys
+from ddbguard.store.codec import from_item, to_item
 from tests.support.scenarios import open_funded_ledger
 
 

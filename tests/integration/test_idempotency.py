@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import routes
-from ddbguard.codec import from_item
+from ddbguard.store.codec import from_item
 from tests.support.call_counter import counting_calls
 from tests.support.faults import SimulatedCrash, blocked_writes, crash_after_write
 from tests.support.scenarios import balance, create_account, open_funded_ledger

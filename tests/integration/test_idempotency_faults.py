@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import pytest
 
 import local.server as server
-from ddbguard import keys
-from ddbguard.codec import from_item, to_item
+from ddbguard.store import keys
+from ddbguard.store.codec import from_item, to_item
 from local.lambda_context import LambdaContext
 from tests.support.faults import (
     SimulatedCrash,

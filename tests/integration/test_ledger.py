@@ -9,10 +9,10 @@ import uuid
 
 import pytest
 
-from ddbguard import holds
-from ddbguard import ledger as ledger_domain
+from ddbguard.domain import holds
+from ddbguard.domain import ledger as ledger_domain
 from ddbguard.errors import AlreadyExists, IdempotencyKeyReused
-from ddbguard.request_identity import RequestIdentity
+from ddbguard.guards.request_identity import RequestIdentity
 from tests.support.call_counter import counting_calls, idempotency_record_call
 from tests.support.faults import dropped_responses, transaction_conflicts
 from tests.support.ledger_invariants import assert_ledger_invariants, read_ledger

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ddbguard import accounts, lock_audit
-from ddbguard.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, Finding
+from ddbguard.domain import accounts, lock_audit
+from ddbguard.domain.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, Finding
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
 from local.table import ensure_table

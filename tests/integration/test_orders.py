@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
-from ddbguard import codec, keys, movements, orders
-from ddbguard.dynamodb import table_name
+from ddbguard.domain import orders
 from ddbguard.errors import IdempotencyKeyReused
-from ddbguard.ids import now_iso
-from ddbguard.request_identity import RequestIdentity
+from ddbguard.guards import money
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import codec, keys
+from ddbguard.store.client import table_name
+from ddbguard.store.ids import now_iso
 from local.tokens import make_token
 from tests.support import ledger_seed
 from tests.support.call_counter import counting_calls, idempotency_record_call
@@ -40,7 +42,7 @@ def seed_account(raw_client, account_id: str, owner_sub: str) -> None:
 
 
 def seed_balance(raw_client, account_id: str, owner_sub: str, available_cents: int) -> None:
-    item = movements.new_balance_item(account_id, owner_sub, now_iso())
+    item = money.new_balance_item(account_id, owner_sub, now_iso())
     item.update({"version": 0, "clearedCents": available_cents, "availableCents": available_cents})
     raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
 

@@ -7,7 +7,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ddbguard import keys
+from ddbguard.store import keys
 from tests.integration.test_orders import (
     LINES_TOTAL,
     http,

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddbguard.errors import InvalidInput
-from ddbguard.normalize import (
+from ddbguard.domain.normalize import (
     EMAIL_MAX_BYTES,
     clean_display_name,
     email_problem,
@@ -15,6 +14,7 @@ from ddbguard.normalize import (
     unique_form,
     username_problem,
 )
+from ddbguard.errors import InvalidInput
 
 
 @pytest.mark.parametrize(

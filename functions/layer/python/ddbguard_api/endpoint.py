@@ -25,11 +25,11 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from pydantic import BaseModel, ValidationError
 
-from ddbguard.dynamodb import client, table_name
 from ddbguard.errors import Busy, DomainError
+from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import logger, metrics, metrics_lock, tracer
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from ddbguard.store.client import client, table_name
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 from ddbguard_api import problems
 from ddbguard_api.bodies import field_errors, parse_body
 from ddbguard_api.caller import Caller, caller_from_event

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, transactions
-from ddbguard.schema import PARTITION_KEY
-from ddbguard.transactions import TransactionCancelled
+from ddbguard.store import keys, writes
+from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.writes import TransactionCancelled
 
 OWNER = "owner"
 
@@ -45,7 +45,7 @@ def lock_item(owner: str, protected: ProtectedValue) -> dict:
 
 def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
     """Put one lock per value, each only if nobody holds it (actions in the order of `values`)."""
-    return [transactions.put(lock_item(owner, value), Attr(PARTITION_KEY).not_exists()) for value in values]
+    return [writes.put(lock_item(owner, value), Attr(PARTITION_KEY).not_exists()) for value in values]
 
 
 def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
@@ -55,7 +55,7 @@ def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[
     a lock held by someone else is never deleted: that action's guard fails.
     """
     still_ours = Attr(PARTITION_KEY).not_exists() | Attr(OWNER).eq(owner)
-    return [transactions.delete(value.key, still_ours) for value in values]
+    return [writes.delete(value.key, still_ours) for value in values]
 
 
 def swap_unique_value(owner: str, old: ProtectedValue, new: ProtectedValue) -> tuple[list[dict], list[dict]]:

@@ -3,7 +3,7 @@
 A hold is its own item, `ACCT#<accountId>` / `HOLD#<holdId>`:
 `{kind: "hold", holdId, accountId, ownerSub, amountCents, status: OPEN|CAPTURED|RELEASED,
 createdAt, updatedAt, createdByRequest, settledByRequest?}`. It is written or settled in the same
-transaction as the balance change and its entry (a `movements.move_money` extra action), so the
+transaction as the balance change and its entry (a `money.move_money` extra action), so the
 balance's `holdCents` always equals the sum of the OPEN holds. Settling is guarded by
 `status = OPEN`: a second capture or release fails in the write, and the hold's returned item
 says why (absent -> 404 hold_not_found, already settled -> 409 hold_settled).
@@ -19,13 +19,14 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, movements, transactions
+from ddbguard.domain.ledger import public_entry
 from ddbguard.errors import AlreadyExists, HoldSettled, NotFound
-from ddbguard.ids import now_iso
-from ddbguard.ledger import public_entry
-from ddbguard.movements import BalanceChange, ExtraGuardFailed
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.schema import PARTITION_KEY
+from ddbguard.guards import money
+from ddbguard.guards.money import BalanceChange, ExtraGuardFailed
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import now_iso
+from ddbguard.store.schema import PARTITION_KEY
 
 OPEN = "OPEN"
 CAPTURED = "CAPTURED"
@@ -51,7 +52,7 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
         "kind": "hold",
         "holdId": hold_id,
         "accountId": account_id,
-        movements.OWNER: caller_sub,
+        money.OWNER: caller_sub,
         AMOUNT: amount_cents,
         STATUS: OPEN,
         "createdAt": now,
@@ -69,10 +70,10 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
         details={"holdId": hold_id},
     )
     try:
-        moved = movements.move_money(
+        moved = money.move_money(
             [change],
             request=identity,
-            extra_actions=[transactions.put(hold, Attr(PARTITION_KEY).not_exists())],
+            extra_actions=[writes.put(hold, Attr(PARTITION_KEY).not_exists())],
             result={"holdId": hold_id, "holdStatus": OPEN},
         )
     except ExtraGuardFailed:
@@ -94,8 +95,8 @@ def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: Reque
 def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> dict[str, Any]:
     # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
     hold_key = keys.hold_key(account_id, hold_id)
-    hold = transactions.get_item(hold_key)
-    if hold is None or hold.get(movements.OWNER) != caller_sub:
+    hold = writes.get_item(hold_key)
+    if hold is None or hold.get(money.OWNER) != caller_sub:
         raise _hold_not_found(hold_id)
     amount = int(hold[AMOUNT])
     # A settled hold still goes through the write: a retry of the request that settled it is
@@ -110,23 +111,23 @@ def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIde
         owner_sub=caller_sub,
         details={"holdId": hold_id},
     )
-    settle = transactions.update(
+    settle = writes.update(
         hold_key,
         set_values={STATUS: outcome, "updatedAt": now_iso(), "settledByRequest": identity.digest},
         condition=(
             Attr(PARTITION_KEY).exists()
-            & Attr(movements.OWNER).eq(caller_sub)
+            & Attr(money.OWNER).eq(caller_sub)
             & Attr(STATUS).eq(OPEN)
             & Attr(AMOUNT).eq(amount)
         ),
     )
     try:
-        moved = movements.move_money(
+        moved = money.move_money(
             [change], request=identity, extra_actions=[settle], result={"holdId": hold_id, "holdStatus": outcome}
         )
     except ExtraGuardFailed as refused:
         current = refused.item
-        if current is None or current.get(movements.OWNER) != caller_sub:
+        if current is None or current.get(money.OWNER) != caller_sub:
             raise _hold_not_found(hold_id) from None
         raise HoldSettled(hold_id, str(current.get(STATUS))) from None
     return _reply(moved.entries[0], moved.result)

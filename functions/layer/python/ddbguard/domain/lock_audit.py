@@ -26,14 +26,15 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import keys, transactions, uniqueness
-from ddbguard.accounts import UNIQUE_FIELDS, owner_of
-from ddbguard.codec import from_item
-from ddbguard.dynamodb import client, table_name
-from ddbguard.expressions import condition_params
-from ddbguard.schema import PARTITION_KEY, SORT_KEY
-from ddbguard.transactions import TransactionCancelled
-from ddbguard.uniqueness import OWNER, ProtectedValue
+from ddbguard.domain.accounts import UNIQUE_FIELDS, owner_of
+from ddbguard.guards import uniqueness
+from ddbguard.guards.uniqueness import OWNER, ProtectedValue
+from ddbguard.store import keys, writes
+from ddbguard.store.client import client, table_name
+from ddbguard.store.codec import from_item
+from ddbguard.store.expressions import condition_params
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.store.writes import TransactionCancelled
 
 ORPHAN_LOCK = "orphan_lock"
 MISSING_LOCK = "missing_lock"
@@ -162,17 +163,17 @@ def _judge_account(account: dict[str, Any], locks: dict[str, dict[str, Any]]) ->
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
     if finding.problem == ORPHAN_LOCK:
-        lock = transactions.get_item(keys.lock_key(*_lock_parts(finding.lock)))
+        lock = writes.get_item(keys.lock_key(*_lock_parts(finding.lock)))
         if lock is None:
             return None
         owner_id = _account_id(lock.get(OWNER))
-        return _judge_lock(lock, transactions.get_item(keys.account_key(owner_id)) if owner_id else None)
-    account = transactions.get_item(keys.account_key(finding.account_id))
+        return _judge_lock(lock, writes.get_item(keys.account_key(owner_id)) if owner_id else None)
+    account = writes.get_item(keys.account_key(finding.account_id))
     if account is None:
         return None  # the account is gone: any lock it left is judged on its own
     locks = {}
     if finding.value is not None:
-        lock = transactions.get_item(keys.lock_key(UNIQUE_FIELDS[finding.field], finding.value))
+        lock = writes.get_item(keys.lock_key(UNIQUE_FIELDS[finding.field], finding.value))
         if lock is not None:
             locks[lock[PARTITION_KEY]] = lock
     return next((f for f in _judge_account(account, locks) if f.field == finding.field), None)
@@ -188,19 +189,19 @@ def _no_longer_has(name: str, value: str) -> ConditionBase:
 def _repair_orphan(finding: Finding) -> bool:
     """Delete the lock only if its owner is still the one just read and that owner still lacks the value."""
     lock_key = keys.lock_key(*_lock_parts(finding.lock))
-    lock = transactions.get_item(lock_key)
+    lock = writes.get_item(lock_key)
     if lock is None:
         return True  # already gone: nothing left to repair
     owner = lock.get(OWNER)
     same_owner = Attr(OWNER).not_exists() if owner is None else Attr(OWNER).eq(owner)
-    actions = [transactions.delete(lock_key, Attr(PARTITION_KEY).exists() & same_owner)]
+    actions = [writes.delete(lock_key, Attr(PARTITION_KEY).exists() & same_owner)]
     owner_id = _account_id(owner)
     if owner_id is not None:
         actions.append(
-            transactions.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value))
+            writes.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value))
         )
     try:
-        transactions.transact_write(actions)
+        writes.transact_write(actions)
     except TransactionCancelled:
         return False
     return True
@@ -210,11 +211,11 @@ def _repair_missing(finding: Finding) -> bool:
     protected = ProtectedValue(finding.field, UNIQUE_FIELDS[finding.field], finding.value)
     still_has_value = Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
     actions = [
-        transactions.condition_check(keys.account_key(finding.account_id), still_has_value),
+        writes.condition_check(keys.account_key(finding.account_id), still_has_value),
         *uniqueness.reserve_unique_values(owner_of(finding.account_id), [protected]),
     ]
     try:
-        transactions.transact_write(actions)
+        writes.transact_write(actions)
     except TransactionCancelled:
         return False
     return True

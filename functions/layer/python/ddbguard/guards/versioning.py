@@ -10,8 +10,8 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import transactions
-from ddbguard.schema import PARTITION_KEY
+from ddbguard.store import writes
+from ddbguard.store.schema import PARTITION_KEY
 
 VERSION = "version"
 
@@ -27,7 +27,7 @@ def at_version(expected: int) -> ConditionBase:
 
 def create_action(item: dict[str, Any]) -> dict:
     """Put a new item at version 0; never overwrites."""
-    return transactions.put({**item, VERSION: 0}, absent())
+    return writes.put({**item, VERSION: 0}, absent())
 
 
 def update_action(
@@ -40,12 +40,12 @@ def update_action(
 ) -> dict:
     """Update at the expected version and bump it by one, in the same expression."""
     guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return transactions.update(key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=guard)
+    return writes.update(key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=guard)
 
 
 def delete_action(key: dict[str, str], expected: int, condition: ConditionBase | None = None) -> dict:
     guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return transactions.delete(key, guard)
+    return writes.delete(key, guard)
 
 
 def update_item(
@@ -58,11 +58,11 @@ def update_item(
 ) -> dict[str, Any]:
     """Single-item versioned update; returns the new item, raises ConditionFailed with the old one."""
     guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return transactions.conditional_update(
+    return writes.conditional_update(
         key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=guard
     )
 
 
 def delete_item(key: dict[str, str], expected: int, condition: ConditionBase | None = None) -> None:
     guard = at_version(expected) if condition is None else at_version(expected) & condition
-    transactions.conditional_delete(key, guard)
+    writes.conditional_delete(key, guard)

@@ -3,7 +3,7 @@
 The source side is guarded by owner and funds, the destination only by existence (anyone's
 open ledger may receive). Both balance updates, both entries (`transfer_out`, `transfer_in`,
 each naming its counterparty and the transfer) and the request marker are one
-`movements.move_money` transaction; a refusal names its side in `errors[0].field` from the
+`money.move_money` transaction; a refusal names its side in `errors[0].field` from the
 cancellation reason's position.
 
 Reply: the caller's `transfer_out` entry plus `transferId`, `fromAccountId` and `toAccountId`.
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ddbguard import movements
+from ddbguard.domain.ledger import public_entry
 from ddbguard.errors import FieldError, InvalidInput
-from ddbguard.ledger import public_entry
-from ddbguard.movements import BalanceChange
-from ddbguard.request_identity import RequestIdentity
+from ddbguard.guards import money
+from ddbguard.guards.money import BalanceChange
+from ddbguard.guards.request_identity import RequestIdentity
 
 FROM_FIELD = "fromAccountId"
 TO_FIELD = "toAccountId"
@@ -49,7 +49,7 @@ def transfer(
         side_field=TO_FIELD,
         details={"transferId": transfer_id, "counterpartyAccountId": from_account_id},
     )
-    moved = movements.move_money(
+    moved = money.move_money(
         [outgoing, incoming],
         request=identity,
         result={"transferId": transfer_id, FROM_FIELD: from_account_id, TO_FIELD: to_account_id},

@@ -15,11 +15,11 @@ from boto3.dynamodb.conditions import ConditionBase
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from ddbguard.codec import from_item, to_item
-from ddbguard.dynamodb import client, table_name
 from ddbguard.errors import Busy
-from ddbguard.expressions import condition_params, update_params
 from ddbguard.observability import MetricName, count, logger
+from ddbguard.store.client import client, table_name
+from ddbguard.store.codec import from_item, to_item
+from ddbguard.store.expressions import condition_params, update_params
 
 CONDITION_FAILED = "ConditionalCheckFailed"
 MAX_ATTEMPTS = 6

@@ -19,7 +19,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import keys, transactions, uniqueness, versioning
+from ddbguard.domain.normalize import clean_display_name, normalised_unique_fields
 from ddbguard.errors import (
     BalanceNotZero,
     DomainError,
@@ -28,14 +28,15 @@ from ddbguard.errors import (
     UniqueViolation,
     VersionConflict,
 )
-from ddbguard.ids import new_id, now_iso
-from ddbguard.movements import CLEARED, HELD
-from ddbguard.normalize import clean_display_name, normalised_unique_fields
+from ddbguard.guards import uniqueness, versioning
+from ddbguard.guards.money import CLEARED, HELD
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.guards.uniqueness import ProtectedValue
 from ddbguard.observability import MetricName, count, logger
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.schema import PARTITION_KEY
-from ddbguard.transactions import ConditionFailed, TransactionCancelled
-from ddbguard.uniqueness import ProtectedValue
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import new_id, now_iso
+from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.writes import ConditionFailed, TransactionCancelled
 
 OWNER_SUB = "ownerSub"
 # Request field -> lock kind (contract section 4: UNIQ#EMAIL#..., UNIQ#HANDLE#...).
@@ -90,13 +91,13 @@ def _commit(actions: list[dict], releases: list[dict], token: str | None) -> Non
     refusing the owner's change for ever. Positions of `actions` are the same in both attempts.
     """
     try:
-        transactions.transact_write(actions + releases, token=token)
+        writes.transact_write(actions + releases, token=token)
     except TransactionCancelled as cancelled:
         if not releases or any(cancelled.failed(i) for i in range(len(actions))):
             raise
         kept = [release for i, release in enumerate(releases) if not cancelled.failed(len(actions) + i)]
         logger.warning("lock held by another owner left in place", extra={"skipped": len(releases) - len(kept)})
-        transactions.transact_write(actions + kept)
+        writes.transact_write(actions + kept)
 
 
 # --- create -----------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ def create_account(
     values = protected_values(unique)
     actions = [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)]
     try:
-        transactions.transact_write(actions, token=identity.transaction_token if identity else None)
+        writes.transact_write(actions, token=identity.transaction_token if identity else None)
     except TransactionCancelled as cancelled:
         if cancelled.failed(0):
             return _replayed_create(cancelled.item(0), identity)
@@ -161,14 +162,14 @@ def _replayed_create(stored: dict[str, Any] | None, identity: RequestIdentity | 
 
 def get_account(account_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
     """The owner's account (admins may read any); anyone else gets NotFound, as if absent."""
-    item = transactions.get_item(keys.account_key(account_id))
+    item = writes.get_item(keys.account_key(account_id))
     if item is None or (item.get(OWNER_SUB) != caller_sub and not is_admin):
         raise _not_found(account_id)
     return public_account(item)
 
 
 def _owned_account(account_id: str, owner_sub: str) -> dict[str, Any]:
-    item = transactions.get_item(keys.account_key(account_id))
+    item = writes.get_item(keys.account_key(account_id))
     if item is None or item.get(OWNER_SUB) != owner_sub:
         raise _not_found(account_id)
     return item
@@ -248,7 +249,7 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
     current = _owned_account(account_id, owner_sub)
     actions = [
         versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
-        transactions.delete(keys.balance_key(account_id), _ledger_is_empty()),
+        writes.delete(keys.balance_key(account_id), _ledger_is_empty()),
     ]
     releases = uniqueness.release_unique_values(owner_of(account_id), protected_values(current))
     try:

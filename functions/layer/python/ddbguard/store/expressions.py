@@ -12,7 +12,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
 
-from ddbguard.codec import to_attribute
+from ddbguard.store.codec import to_attribute
 
 
 def _merge(params: dict, names: Mapping[str, str], values: Mapping[str, Any]) -> dict:

@@ -5,7 +5,7 @@ Formats are fixed by the contract (section 4); the rest use their own prefixes.
 
 from __future__ import annotations
 
-from ddbguard.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
 
 ACCOUNT_PREFIX = "ACCT#"
 ORDER_PREFIX = "ORDER#"

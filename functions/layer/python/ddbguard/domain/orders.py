@@ -26,7 +26,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, movements, order_status, transactions, versioning
+from ddbguard.domain import order_status
 from ddbguard.errors import (
     AlreadyExists,
     DomainError,
@@ -37,11 +37,13 @@ from ddbguard.errors import (
     NotFound,
     VersionConflict,
 )
-from ddbguard.ids import new_id, now_iso
+from ddbguard.guards import money, versioning
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.guards.retry import reread_and_retry
 from ddbguard.observability import MetricName, count
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.reread_retry import reread_and_retry
-from ddbguard.schema import PARTITION_KEY
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import new_id, now_iso
+from ddbguard.store.schema import PARTITION_KEY
 
 OWNER = "ownerSub"
 VERSION = versioning.VERSION
@@ -115,12 +117,12 @@ def create(
         item["createdByFingerprint"] = identity.fingerprint
     account_is_callers = Attr(PARTITION_KEY).exists() & Attr(OWNER).eq(caller_sub)
     actions = [
-        transactions.condition_check(keys.account_key(account_id), account_is_callers),
+        writes.condition_check(keys.account_key(account_id), account_is_callers),
         versioning.create_action(item),
     ]
     try:
-        transactions.transact_write(actions, token=identity.transaction_token if identity is not None else None)
-    except transactions.TransactionCancelled as cancelled:
+        writes.transact_write(actions, token=identity.transaction_token if identity is not None else None)
+    except writes.TransactionCancelled as cancelled:
         stored = cancelled.item(1) if cancelled.failed(1) else None
         if stored is not None and identity is not None and stored.get("createdByRequest") == identity.digest:
             # This request created it before (its response was lost): answer as the first time.
@@ -135,7 +137,7 @@ def create(
 
 
 def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any]:
-    item = transactions.get_item(keys.order_key(order_id))
+    item = writes.get_item(keys.order_key(order_id))
     if item is None or not (admin or _owned(item, caller_sub)):
         raise _not_found(order_id)
     return public_order(item)
@@ -152,7 +154,7 @@ def update_status(order_id: str, caller_sub: str, target: str, expected: int) ->
         item = versioning.update_item(
             keys.order_key(order_id), expected, set_values={STATUS: target, "updatedAt": now_iso()}, condition=guard
         )
-    except transactions.ConditionFailed as failed:
+    except writes.ConditionFailed as failed:
         raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
     return public_order(item)
 
@@ -162,7 +164,7 @@ def delete(order_id: str, caller_sub: str, expected: int) -> None:
     guard = Attr(OWNER).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
     try:
         versioning.delete_item(keys.order_key(order_id), expected, condition=guard)
-    except transactions.ConditionFailed as failed:
+    except writes.ConditionFailed as failed:
         raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
 
 
@@ -177,10 +179,10 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
     """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc).
 
     A concurrent change of the order between read and write is retried from a fresh read,
-    a bounded number of times (ddbguard.reread_retry).
+    a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: transactions.get_item(keys.order_key(order_id)),
+        read=lambda: writes.get_item(keys.order_key(order_id)),
         decide_and_write=lambda order: _pay_once(order_id, order, caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
@@ -195,7 +197,7 @@ def _pay_once(
     total = int(order["totalCents"])
     now = now_iso()
     paid = public_order({**order, STATUS: order_status.PAID, VERSION: read_version + 1, "updatedAt": now})
-    debit = movements.BalanceChange(
+    debit = money.BalanceChange(
         account_id=order["accountId"],
         entry_type=PAYMENT_ENTRY_TYPE,
         amount_cents=total,
@@ -212,8 +214,8 @@ def _pay_once(
         condition=Attr(OWNER).eq(caller_sub) & order_status.move_guard(order_status.PAID),
     )
     try:
-        outcome = movements.move_money([debit], request=identity, extra_actions=[order_becomes_paid], result=paid)
-    except movements.ExtraGuardFailed as refused:
+        outcome = money.move_money([debit], request=identity, extra_actions=[order_becomes_paid], result=paid)
+    except money.ExtraGuardFailed as refused:
         current = refused.item
         if not _owned(current, caller_sub):
             raise _not_found(order_id) from None
@@ -226,10 +228,10 @@ def _pay_once(
 def _first_result_or_not_found(order_id: str, identity: RequestIdentity) -> dict[str, Any]:
     """No order of the caller's to pay. If this very request paid it before (and the order has
     since been cancelled and deleted), the request marker still holds the first answer."""
-    marker = transactions.get_item(keys.request_marker_key(identity.digest))
+    marker = writes.get_item(keys.request_marker_key(identity.digest))
     if marker is None:
         raise _not_found(order_id)
-    replayed = movements.replay(marker, identity)
+    replayed = money.replay(marker, identity)
     if replayed.result is None:
         raise IdempotencyKeyReused()
     return replayed.result

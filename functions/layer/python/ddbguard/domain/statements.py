@@ -19,13 +19,14 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from ddbguard import keys, movements, transactions
-from ddbguard.codec import from_item, to_item
-from ddbguard.dynamodb import client, table_name
+from ddbguard.domain.ledger import public_entry
 from ddbguard.errors import Busy, FieldError, InvalidInput, NotFound
-from ddbguard.expressions import key_condition_params
-from ddbguard.ledger import public_entry
-from ddbguard.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.guards import money
+from ddbguard.store import keys, writes
+from ddbguard.store.client import client, table_name
+from ddbguard.store.codec import from_item, to_item
+from ddbguard.store.expressions import key_condition_params
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
 
 AFTER = "availableCentsAfter"
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (ids.time_sortable_id)
@@ -67,16 +68,16 @@ def get_statement(
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
     the caller's (admins may read any)."""
     start_key = decode_cursor(cursor, account_id) if cursor is not None else None
-    balance = transactions.get_item(keys.balance_key(account_id))
-    if balance is None or (not is_admin and balance.get(movements.OWNER) != caller_sub):
+    balance = writes.get_item(keys.balance_key(account_id))
+    if balance is None or (not is_admin and balance.get(money.OWNER) != caller_sub):
         raise NotFound("ledger_not_found", f"No open ledger for account {account_id}.")
     items, last_key = _query_entries(account_id, limit, start_key)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
-    public = movements.public_balance(balance)
+    public = money.public_balance(balance)
     return {
-        movements.CLEARED: public[movements.CLEARED],
-        movements.HELD: public[movements.HELD],
-        movements.AVAILABLE: public[movements.AVAILABLE],
+        money.CLEARED: public[money.CLEARED],
+        money.HELD: public[money.HELD],
+        money.AVAILABLE: public[money.AVAILABLE],
         "version": public["version"],
         "entries": entries,
         "nextCursor": encode_cursor(last_key) if last_key else None,
@@ -110,20 +111,20 @@ def _with_available_after(
     entries: list[dict[str, Any]], balance: dict[str, Any], account_id: str
 ) -> list[dict[str, Any]]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see movements)."""
-    pending = balance.get(movements.PENDING) or {}
+    pending = balance.get(money.PENDING) or {}
     missing = [e for e in entries if e.get(AFTER) is None and e["entryId"] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
         pending = {
             **pending,
-            **((transactions.get_item(keys.balance_key(account_id)) or {}).get(movements.PENDING) or {}),
+            **((writes.get_item(keys.balance_key(account_id)) or {}).get(money.PENDING) or {}),
         }
     filled = []
     for entry in entries:
         if entry.get(AFTER) is None:
             after = pending.get(entry["entryId"])
             if after is None:
-                stored = transactions.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
+                stored = writes.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
                 after = stored.get(AFTER)
             entry = {**entry, AFTER: after}
         filled.append(entry)

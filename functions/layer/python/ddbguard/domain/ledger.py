@@ -2,9 +2,9 @@
 
 Opening is one transaction: a ConditionCheck that the account exists and is the caller's, and a
 versioned create of the balance item. Deposits and withdrawals are money movements
-(`ddbguard.movements`): the balance update is conditioned on the ledger existing, being the
+(`ddbguard.guards.money`): the balance update is conditioned on the ledger existing, being the
 caller's and (for a withdrawal) holding the funds, and a refusal is explained from the item the
-failed write returned. Holds live in `ddbguard.holds`, the statement in `ddbguard.statements`.
+failed write returned. Holds live in `ddbguard.domain.holds`, the statement in `ddbguard.domain.statements`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, movements, transactions, versioning
 from ddbguard.errors import AlreadyExists, NotFound
-from ddbguard.ids import now_iso
-from ddbguard.movements import BalanceChange
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.schema import PARTITION_KEY
+from ddbguard.guards import money, versioning
+from ddbguard.guards.money import BalanceChange
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import now_iso
+from ddbguard.store.schema import PARTITION_KEY
 
 CREATED_BY_REQUEST = "createdByRequest"
 _ACCOUNT_CHECK, _BALANCE_CREATE = 0, 1
@@ -39,33 +40,33 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
     404 account_not_found when the account is absent or not the caller's (decided by the
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
-    item = movements.new_balance_item(account_id, caller_sub, now_iso())
+    item = money.new_balance_item(account_id, caller_sub, now_iso())
     if identity is not None:
         item[CREATED_BY_REQUEST] = identity.digest
     actions = [
-        transactions.condition_check(
-            keys.account_key(account_id), Attr(PARTITION_KEY).exists() & Attr(movements.OWNER).eq(caller_sub)
+        writes.condition_check(
+            keys.account_key(account_id), Attr(PARTITION_KEY).exists() & Attr(money.OWNER).eq(caller_sub)
         ),
         versioning.create_action(item),
     ]
     try:
-        transactions.transact_write(actions, token=identity.transaction_token if identity else None)
-    except transactions.TransactionCancelled as cancelled:
+        writes.transact_write(actions, token=identity.transaction_token if identity else None)
+    except writes.TransactionCancelled as cancelled:
         if cancelled.failed(_ACCOUNT_CHECK):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
         if cancelled.failed(_BALANCE_CREATE):
             existing = cancelled.item(_BALANCE_CREATE) or {}
             if identity is not None and existing.get(CREATED_BY_REQUEST) == identity.digest:
-                return movements.public_balance(existing)  # a retry of the request that opened it
+                return money.public_balance(existing)  # a retry of the request that opened it
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
-    return movements.public_balance({**item, versioning.VERSION: 0})
+    return money.public_balance({**item, versioning.VERSION: 0})
 
 
 def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
     """Add money to the caller's ledger; returns the new entry."""
     change = BalanceChange(account_id, "deposit", amount_cents, cleared_delta=amount_cents, owner_sub=caller_sub)
-    return public_entry(movements.move_money([change], request=identity).entries[0])
+    return public_entry(money.move_money([change], request=identity).entries[0])
 
 
 def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
@@ -78,4 +79,4 @@ def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: Requ
         owner_sub=caller_sub,
         require_funds=True,
     )
-    return public_entry(movements.move_money([change], request=identity).entries[0])
+    return public_entry(money.move_money([change], request=identity).entries[0])

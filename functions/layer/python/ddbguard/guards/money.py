@@ -21,12 +21,12 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import keys, transactions
 from ddbguard.errors import DomainError, IdempotencyKeyReused, InsufficientFunds, NotFound
-from ddbguard.ids import now_iso, time_sortable_id
+from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
-from ddbguard.request_identity import RequestIdentity
-from ddbguard.schema import PARTITION_KEY
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import now_iso, time_sortable_id
+from ddbguard.store.schema import PARTITION_KEY
 
 CLEARED = "clearedCents"
 HELD = "holdCents"
@@ -91,7 +91,7 @@ def explain_refusal(change: BalanceChange, item: dict[str, Any] | None) -> Domai
 
 
 def _balance_update(change: BalanceChange, entry_id: str, now: str) -> dict:
-    return transactions.update(
+    return writes.update(
         keys.balance_key(change.account_id),
         set_values={"updatedAt": now},
         increments={
@@ -128,7 +128,7 @@ def _marker(request: RequestIdentity, entries: list[dict[str, Any]], result: dic
     }
     if result is not None:
         item["result"] = result
-    return transactions.put(item, Attr(PARTITION_KEY).not_exists())
+    return writes.put(item, Attr(PARTITION_KEY).not_exists())
 
 
 def move_money(
@@ -150,14 +150,14 @@ def move_money(
     actions = [_marker(request, entries, result, now)]
     actions += [_balance_update(c, e["entryId"], now) for c, e in zip(changes, entries, strict=True)]
     actions += [
-        transactions.put({**keys.entry_key(e["accountId"], e["entryId"]), **e}, Attr(PARTITION_KEY).not_exists())
+        writes.put({**keys.entry_key(e["accountId"], e["entryId"]), **e}, Attr(PARTITION_KEY).not_exists())
         for e in entries
     ]
     extra_offset = len(actions)
     actions += extra_actions
     try:
-        transactions.transact_write(actions, token=request.transaction_token)
-    except transactions.TransactionCancelled as cancelled:
+        writes.transact_write(actions, token=request.transaction_token)
+    except writes.TransactionCancelled as cancelled:
         if cancelled.failed(0):
             return replay(cancelled.item(0), request)
         for index in range(len(extra_actions)):
@@ -177,7 +177,7 @@ def replay(marker: dict[str, Any] | None, request: RequestIdentity) -> MovementR
     count(MetricName.REPLAY)
     entries = []
     for ref in marker.get("entries", []):
-        stored = transactions.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))
+        stored = writes.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))
         if stored is not None:
             entries.append(settle_entry(_public_entry(stored)))
     return MovementResult(entries, replayed=True, result=marker.get("result"))
@@ -194,20 +194,20 @@ def settle_entry(entry: dict[str, Any]) -> dict[str, Any]:
     entry_id, account_id = entry["entryId"], entry["accountId"]
     balance_key = keys.balance_key(account_id)
     # Only the one map entry: `pending` may hold many in-flight movements of a busy ledger.
-    balance = transactions.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
+    balance = writes.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
     after = (balance.get(PENDING) or {}).get(entry_id)
     if after is None:  # settled by an earlier attempt of this request
-        stored = transactions.get_item(keys.entry_key(account_id, entry_id)) or {}
+        stored = writes.get_item(keys.entry_key(account_id, entry_id)) or {}
         return {**entry, "availableCentsAfter": stored.get("availableCentsAfter")}
-    transactions.conditional_update(
+    writes.conditional_update(
         keys.entry_key(account_id, entry_id),
         set_values={"availableCentsAfter": after},
         condition=Attr(PARTITION_KEY).exists(),
         return_values="NONE",
     )
     # Guarded: UpdateItem upserts, and an emptied ledger may be deleted (with its account) meanwhile.
-    with suppress(transactions.ConditionFailed):
-        transactions.conditional_update(
+    with suppress(writes.ConditionFailed):
+        writes.conditional_update(
             balance_key, remove=((PENDING, entry_id),), condition=Attr(PARTITION_KEY).exists(), return_values="NONE"
         )
     return {**entry, "availableCentsAfter": after}

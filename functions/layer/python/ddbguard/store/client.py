@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the stubs package is optional; the annotation is for reader
     from mypy_boto3_dynamodb import DynamoDBClient
 
 # botocore retries throttling and connection errors itself ("standard" mode);
-# transaction conflicts are retried by ddbguard.transactions, which knows the request is safe to repeat.
+# transaction conflicts are retried by ddbguard.store.writes, which knows the request is safe to repeat.
 _CLIENT_CONFIG = Config(
     retries={"mode": "standard", "max_attempts": 3},
     connect_timeout=2,

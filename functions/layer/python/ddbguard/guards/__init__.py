@@ -1,0 +1,5 @@
+"""Floor 2, integrity patterns: optimistic versions, unique-value locks, guarded money movements,
+request identity and replays, ownership refusals, the re-read/retry loop.
+
+Built on `ddbguard.store`; knows no domain feature (accounts, orders, ...).
+"""

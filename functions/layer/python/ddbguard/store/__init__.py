@@ -1,0 +1,5 @@
+"""Floor 1, storage: the only code that talks to the DynamoDB client.
+
+Keys, the codec, expressions with placeholders, reads, conditional writes and transactions, and
+the one transient-error policy. Knows DynamoDB; knows nothing of the domain.
+"""
