@@ -10,9 +10,9 @@ import urllib.request
 import pytest
 
 from ddbguard.domain import accounts
+from ddbguard.domain.ledger import new_balance_item
 from ddbguard.domain.normalize import unique_form
 from ddbguard.errors import IdempotencyKeyReused
-from ddbguard.guards.money import new_balance_item
 from ddbguard.guards.request_identity import RequestIdentity
 from local.tokens import make_token
 from tests.support.table_reads import lock_owner

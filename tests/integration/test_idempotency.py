@@ -186,9 +186,9 @@ def test_crash_between_write_and_record_save_never_applies_twice(api, ddb_client
 
 def test_each_function_has_its_own_persistence_layer(api, uid):
     """Pitfall: a persistence layer shared by two functions keeps the first one's config."""
-    deposit = importlib.import_module("ledger.deposit").endpoint
-    withdraw = importlib.import_module("ledger.withdraw").endpoint
-    assert deposit.persistence is not None and withdraw.persistence is not None
+    deposit = importlib.import_module("ledger.deposit").endpoint.idempotency
+    withdraw = importlib.import_module("ledger.withdraw").endpoint.idempotency
+    assert deposit is not None and withdraw is not None
     assert deposit.persistence is not withdraw.persistence
     assert deposit.persistence.static_pk_value == "IDEMPOTENCY#deposit"
     assert withdraw.persistence.static_pk_value == "IDEMPOTENCY#withdraw"

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from ddbguard.domain import orders
+from ddbguard.domain.ledger import new_balance_item
 from ddbguard.errors import IdempotencyKeyReused
-from ddbguard.guards import money
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import codec, keys
 from ddbguard.store.client import table_name
@@ -42,7 +42,7 @@ def seed_account(raw_client, account_id: str, owner_sub: str) -> None:
 
 
 def seed_balance(raw_client, account_id: str, owner_sub: str, available_cents: int) -> None:
-    item = money.new_balance_item(account_id, owner_sub, now_iso())
+    item = new_balance_item(account_id, owner_sub, now_iso())
     item.update({"version": 0, "clearedCents": available_cents, "availableCents": available_cents})
     raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
 

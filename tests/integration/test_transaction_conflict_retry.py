@@ -6,7 +6,7 @@ ddbguard's own client for the first N TransactWriteItems calls; later calls reac
 
 from __future__ import annotations
 
-from ddbguard.store.writes import MAX_ATTEMPTS
+from ddbguard.store.transient import TRANSACTION_ATTEMPTS as MAX_ATTEMPTS
 from tests.support.faults import throttling, transaction_conflicts
 from tests.support.table_reads import lock_owner
 

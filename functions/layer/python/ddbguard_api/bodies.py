@@ -6,17 +6,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import unicodedata
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ddbguard.errors import FieldError
+from ddbguard.limits import MAX_BODY_BYTES, has_forbidden_characters
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import single_header
-
-MAX_BODY_BYTES = 64 * 1024
 
 
 class _DuplicateKey(ValueError):
@@ -69,22 +67,16 @@ def parse_json(data: bytes) -> Any:
         raise EdgeError(400, "malformed_json", "The body is not valid JSON.") from None
 
 
-def _bad_characters(value: str) -> bool:
-    # Cc: control characters; Cf: format characters (zero-width space/joiners, BOM, bidi overrides).
-    # Cs: lone surrogates, which are not Unicode text.
-    return any(unicodedata.category(ch) in ("Cc", "Cf", "Cs") for ch in value)
-
-
 def _check_strings(value: Any, path: str, problems: list[FieldError]) -> None:
     if isinstance(value, str):
-        if _bad_characters(value):
+        if has_forbidden_characters(value):
             problems.append(
                 FieldError(path or "body", "invalid_characters", "Control or zero-width characters are not allowed.")
             )
     elif isinstance(value, dict):
         for key, item in value.items():
             child = f"{path}.{key}" if path else str(key)
-            if _bad_characters(key):
+            if has_forbidden_characters(key):
                 problems.append(
                     FieldError(child, "invalid_characters", "Control or zero-width characters are not allowed.")
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ddbguard.limits import IDEMPOTENCY_KEY_MAX_CHARS
 from ddbguard_api.edge_errors import EdgeError
 
 MAX_SAFE_VERSION = 2**53  # versions are JSON numbers; beyond this clients lose precision
@@ -12,7 +13,7 @@ NEVER_MATCHES = -1  # a syntactically valid If-Match that names no version of ou
 _STRONG_VERSION = re.compile(r'"(0|[1-9][0-9]{0,15})"')
 # RFC 9110 entity-tag: optional W/ then a quoted string of etagc characters.
 _ENTITY_TAG = re.compile(r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"')
-_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+_IDEMPOTENCY_KEY = re.compile(rf"[\x21-\x7e]{{1,{IDEMPOTENCY_KEY_MAX_CHARS}}}")
 
 
 def header_values(event: dict[str, Any], name: str) -> list[str]:

@@ -9,12 +9,27 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
-MAX_CENTS = 100_000_000_000
-Cents = Annotated[StrictInt, Field(ge=1, le=MAX_CENTS)]
-ResourceId = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-Email = Annotated[StrictStr, Field(min_length=3, max_length=254)]
-Username = Annotated[StrictStr, Field(min_length=1, max_length=120)]  # format checked after normalising
-DisplayName = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+from ddbguard.limits import (
+    CURSOR_MAX_CHARS,
+    DISPLAY_NAME_MAX_CHARS,
+    EMAIL_MIN_CHARS,
+    MAX_CENTS,
+    MAX_ORDER_LINES,
+    MAX_QUANTITY,
+    MIN_CENTS,
+    PAGE_DEFAULT,
+    PAGE_MAX,
+    RESOURCE_ID_PATTERN,
+    SKU_PATTERN,
+    UNIQUE_VALUE_RAW_MAX_CHARS,
+)
+
+Cents = Annotated[StrictInt, Field(ge=MIN_CENTS, le=MAX_CENTS)]
+ResourceId = Annotated[StrictStr, Field(pattern=RESOURCE_ID_PATTERN)]
+# Unique values: only the raw size here; their rules apply to the normalised form (ddbguard.domain.normalize).
+Email = Annotated[StrictStr, Field(min_length=EMAIL_MIN_CHARS, max_length=UNIQUE_VALUE_RAW_MAX_CHARS)]
+Username = Annotated[StrictStr, Field(min_length=1, max_length=UNIQUE_VALUE_RAW_MAX_CHARS)]
+DisplayName = Annotated[StrictStr, Field(min_length=1, max_length=DISPLAY_NAME_MAX_CHARS)]
 
 
 class StrictModel(BaseModel):
@@ -50,14 +65,14 @@ class Transfer(StrictModel):
 
 
 class OrderItem(StrictModel):
-    sku: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
-    quantity: Annotated[StrictInt, Field(ge=1, le=10_000)]
+    sku: Annotated[StrictStr, Field(pattern=SKU_PATTERN)]
+    quantity: Annotated[StrictInt, Field(ge=1, le=MAX_QUANTITY)]
     unitPriceCents: Cents
 
 
 class CreateOrder(StrictModel):
     accountId: ResourceId
-    items: Annotated[list[OrderItem], Field(min_length=1, max_length=100)]
+    items: Annotated[list[OrderItem], Field(min_length=1, max_length=MAX_ORDER_LINES)]
     orderId: ResourceId | None = None
 
 
@@ -69,5 +84,5 @@ class UpdateOrderStatus(StrictModel):
 
 
 class StatementQuery(StrictModel):
-    limit: Annotated[int, Field(ge=1, le=100)] = 25
-    cursor: Annotated[StrictStr, Field(min_length=1, max_length=1024)] | None = None
+    limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
+    cursor: Annotated[StrictStr, Field(min_length=1, max_length=CURSOR_MAX_CHARS)] | None = None

@@ -20,28 +20,21 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.normalize import clean_display_name, normalised_unique_fields
-from ddbguard.errors import (
-    BalanceNotZero,
-    DomainError,
-    IdempotencyKeyReused,
-    NotFound,
-    UniqueViolation,
-    VersionConflict,
-)
-from ddbguard.guards import uniqueness, versioning
-from ddbguard.guards.money import CLEARED, HELD
+from ddbguard.domain.projections import public_account
+from ddbguard.errors import BalanceNotZero, DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.guards import replays, uniqueness, versioning
+from ddbguard.guards.ownership import is_visible, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.uniqueness import ProtectedValue
 from ddbguard.observability import MetricName, count, logger
-from ddbguard.store import keys, writes
+from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import new_id, now_iso
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PARTITION_KEY, UPDATED_AT, VERSION
+from ddbguard.store.shapes import Action, Item
 from ddbguard.store.writes import ConditionFailed, TransactionCancelled
 
-OWNER_SUB = "ownerSub"
 # Request field -> lock kind (contract section 4: UNIQ#EMAIL#..., UNIQ#HANDLE#...).
 UNIQUE_FIELDS = {"email": "EMAIL", "username": "HANDLE"}
-PUBLIC_FIELDS = ("accountId", "email", "username", "displayName", "version", "createdAt", "updatedAt")
 
 
 def owner_of(account_id: str) -> str:
@@ -58,10 +51,6 @@ def protected_values(values: dict[str, Any]) -> list[ProtectedValue]:
     ]
 
 
-def public_account(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: item.get(name) for name in PUBLIC_FIELDS}
-
-
 def _not_found(account_id: str) -> NotFound:
     return NotFound("not_found", f"No account {account_id}.")
 
@@ -70,9 +59,9 @@ def _owned_by(owner_sub: str) -> ConditionBase:
     return Attr(OWNER_SUB).eq(owner_sub)
 
 
-def _refusal(account_id: str, owner_sub: str, expected: int, item: dict[str, Any] | None) -> DomainError:
+def _refusal(account_id: str, owner_sub: str, expected: int, item: Item | None) -> DomainError:
     """Why a versioned, owner-checked write of the account failed, from its ALL_OLD item."""
-    if item is None or item.get(OWNER_SUB) != owner_sub:
+    if item is None or not is_visible(item, owner_sub):
         return _not_found(account_id)  # not yours answers exactly like absent
     count(MetricName.VERSION_CONFLICT)
     return VersionConflict(public_account(item), expected)
@@ -83,7 +72,7 @@ def _unique_violation(fields: list[str]) -> UniqueViolation:
     return UniqueViolation(fields)
 
 
-def _commit(actions: list[dict], releases: list[dict], token: str | None) -> None:
+def _commit(actions: list[Action], releases: list[Action], token: str | None) -> None:
     """Run `actions + releases` as one transaction.
 
     A release whose lock another owner holds (a broken table; the lock audit reports it) fails
@@ -119,42 +108,32 @@ def create_account(
     unique = normalised_unique_fields({"email": email, "username": username})
     account_id = identity.derived_id("account") if identity else new_id()
     now = now_iso()
-    item: dict[str, Any] = {
+    item: Item = {
         **keys.account_key(account_id),
-        "kind": "account",
+        KIND: "account",
         "accountId": account_id,
         OWNER_SUB: owner_sub,
         **unique,
-        "createdAt": now,
-        "updatedAt": now,
+        CREATED_AT: now,
+        UPDATED_AT: now,
+        **replays.request_stamp(identity),
     }
     if display_name is not None:
         item["displayName"] = clean_display_name(display_name)
-    if identity is not None:
-        item["createdByRequest"] = identity.digest
-        item["requestFingerprint"] = identity.fingerprint
     values = protected_values(unique)
     actions = [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)]
     try:
         writes.transact_write(actions, token=identity.transaction_token if identity else None)
     except TransactionCancelled as cancelled:
         if cancelled.failed(0):
-            return _replayed_create(cancelled.item(0), identity)
+            if replays.is_own_create(cancelled.item(0), identity):
+                return public_account(cancelled.item(0) or {})
+            raise RuntimeError("a fresh account id collided with an existing account") from None
         taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(values)})
         if taken:
             raise _unique_violation(taken) from None
         raise
-    return public_account({**item, versioning.VERSION: 0})
-
-
-def _replayed_create(stored: dict[str, Any] | None, identity: RequestIdentity | None) -> dict[str, Any]:
-    """The account key exists: only a retry of the request that created it may land here."""
-    if stored is None or identity is None or stored.get("createdByRequest") != identity.digest:
-        raise RuntimeError("a fresh account id collided with an existing account")
-    if stored.get("requestFingerprint") != identity.fingerprint:
-        raise IdempotencyKeyReused()
-    count(MetricName.REPLAY)
-    return public_account(stored)
+    return public_account(versioning.as_created(item))
 
 
 # --- read -------------------------------------------------------------------------------------
@@ -162,17 +141,13 @@ def _replayed_create(stored: dict[str, Any] | None, identity: RequestIdentity | 
 
 def get_account(account_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
     """The owner's account (admins may read any); anyone else gets NotFound, as if absent."""
-    item = writes.get_item(keys.account_key(account_id))
-    if item is None or (item.get(OWNER_SUB) != caller_sub and not is_admin):
-        raise _not_found(account_id)
-    return public_account(item)
+    item = reads.get_item(keys.account_key(account_id))
+    return public_account(visible_or_refuse(item, caller_sub, lambda: _not_found(account_id), is_admin=is_admin))
 
 
-def _owned_account(account_id: str, owner_sub: str) -> dict[str, Any]:
-    item = writes.get_item(keys.account_key(account_id))
-    if item is None or item.get(OWNER_SUB) != owner_sub:
-        raise _not_found(account_id)
-    return item
+def _owned_account(account_id: str, owner_sub: str) -> Item:
+    item = reads.get_item(keys.account_key(account_id))
+    return visible_or_refuse(item, owner_sub, lambda: _not_found(account_id))
 
 
 # --- update -----------------------------------------------------------------------------------
@@ -194,13 +169,13 @@ def update_account(
     versioned UpdateItem. Returns the public account as written.
     """
     unique = normalised_unique_fields({"email": email, "username": username})
-    set_values: dict[str, Any] = {**unique, "updatedAt": now_iso()}
+    set_values: dict[str, Any] = {**unique, UPDATED_AT: now_iso()}
     if display_name is not None:
         set_values["displayName"] = clean_display_name(display_name)
     current = _owned_account(account_id, owner_sub)
     owner = owner_of(account_id)
-    reserves: list[dict] = []
-    releases: list[dict] = []
+    reserves: list[Action] = []
+    releases: list[Action] = []
     reserved: list[ProtectedValue] = []
     stored = {value.field: value for value in protected_values(current)}
     for new in protected_values(unique):
@@ -229,7 +204,7 @@ def update_account(
         if taken:
             raise _unique_violation(taken) from None
         raise
-    return public_account({**current, **set_values, versioning.VERSION: expected + 1})
+    return public_account({**current, **set_values, VERSION: expected + 1})
 
 
 # --- delete -----------------------------------------------------------------------------------

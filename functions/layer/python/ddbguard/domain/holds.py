@@ -19,20 +19,19 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard.domain.ledger import public_entry
+from ddbguard.domain.projections import public_entry
 from ddbguard.errors import AlreadyExists, HoldSettled, NotFound
-from ddbguard.guards import money
+from ddbguard.guards import money, replays
 from ddbguard.guards.money import BalanceChange, ExtraGuardFailed
+from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
-from ddbguard.store import keys, writes
+from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import AMOUNT, CREATED_AT, KIND, OWNER_SUB, PARTITION_KEY, STATUS, UPDATED_AT
 
 OPEN = "OPEN"
 CAPTURED = "CAPTURED"
 RELEASED = "RELEASED"
-STATUS = "status"
-AMOUNT = "amountCents"
 
 
 def _hold_not_found(hold_id: str) -> NotFound:
@@ -49,15 +48,15 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
     now = now_iso()
     hold = {
         **keys.hold_key(account_id, hold_id),
-        "kind": "hold",
+        KIND: "hold",
         "holdId": hold_id,
         "accountId": account_id,
-        money.OWNER: caller_sub,
+        OWNER_SUB: caller_sub,
         AMOUNT: amount_cents,
         STATUS: OPEN,
-        "createdAt": now,
-        "updatedAt": now,
-        "createdByRequest": identity.digest,
+        CREATED_AT: now,
+        UPDATED_AT: now,
+        **replays.request_stamp(identity),
     }
     change = BalanceChange(
         account_id,
@@ -77,7 +76,8 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
             result={"holdId": hold_id, "holdStatus": OPEN},
         )
     except ExtraGuardFailed:
-        # The hold id is derived from this request, whose marker would have answered first.
+        # The hold id is derived from this request, and its marker (written with the hold) answers
+        # every retry of it first; a hold already there is one this transaction cannot own.
         raise AlreadyExists(f"Hold {hold_id} already exists.") from None
     return _reply(moved.entries[0], moved.result)
 
@@ -95,9 +95,7 @@ def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: Reque
 def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> dict[str, Any]:
     # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
     hold_key = keys.hold_key(account_id, hold_id)
-    hold = writes.get_item(hold_key)
-    if hold is None or hold.get(money.OWNER) != caller_sub:
-        raise _hold_not_found(hold_id)
+    hold = visible_or_refuse(reads.get_item(hold_key), caller_sub, lambda: _hold_not_found(hold_id))
     amount = int(hold[AMOUNT])
     # A settled hold still goes through the write: a retry of the request that settled it is
     # recognised by its marker and answered with the first result, anything else is refused there.
@@ -113,21 +111,15 @@ def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIde
     )
     settle = writes.update(
         hold_key,
-        set_values={STATUS: outcome, "updatedAt": now_iso(), "settledByRequest": identity.digest},
-        condition=(
-            Attr(PARTITION_KEY).exists()
-            & Attr(money.OWNER).eq(caller_sub)
-            & Attr(STATUS).eq(OPEN)
-            & Attr(AMOUNT).eq(amount)
-        ),
+        set_values={STATUS: outcome, UPDATED_AT: now_iso(), "settledByRequest": identity.digest},
+        condition=owned_by(caller_sub) & Attr(STATUS).eq(OPEN) & Attr(AMOUNT).eq(amount),
     )
     try:
         moved = money.move_money(
             [change], request=identity, extra_actions=[settle], result={"holdId": hold_id, "holdStatus": outcome}
         )
     except ExtraGuardFailed as refused:
-        current = refused.item
-        if current is None or current.get(money.OWNER) != caller_sub:
+        if not is_visible(refused.item, caller_sub):
             raise _hold_not_found(hold_id) from None
-        raise HoldSettled(hold_id, str(current.get(STATUS))) from None
+        raise HoldSettled(hold_id, str((refused.item or {}).get(STATUS))) from None
     return _reply(moved.entries[0], moved.result)

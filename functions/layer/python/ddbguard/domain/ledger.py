@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr
-
+from ddbguard.domain.projections import public_balance, public_entry
 from ddbguard.errors import AlreadyExists, NotFound
-from ddbguard.guards import money, versioning
+from ddbguard.guards import money, replays, versioning
 from ddbguard.guards.money import BalanceChange
+from ddbguard.guards.ownership import owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PENDING, UPDATED_AT
+from ddbguard.store.shapes import Item
 
-CREATED_BY_REQUEST = "createdByRequest"
 _ACCOUNT_CHECK, _BALANCE_CREATE = 0, 1
 
 
@@ -29,9 +29,20 @@ def ledger_location(account_id: str) -> str:
     return f"/accounts/{account_id}/ledger"
 
 
-def public_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """An entry as clients see it (no keys)."""
-    return {k: v for k, v in entry.items() if k not in ("PK", "SK")}
+def new_balance_item(account_id: str, owner_sub: str, now: str) -> Item:
+    """A freshly opened ledger's balance item (version 0 is added by the versioned create)."""
+    return {
+        **keys.balance_key(account_id),
+        KIND: "balance",
+        "accountId": account_id,
+        OWNER_SUB: owner_sub,
+        CLEARED: 0,
+        HELD: 0,
+        AVAILABLE: 0,
+        PENDING: {},
+        CREATED_AT: now,
+        UPDATED_AT: now,
+    }
 
 
 def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | None = None) -> dict[str, Any]:
@@ -40,13 +51,9 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
     404 account_not_found when the account is absent or not the caller's (decided by the
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
-    item = money.new_balance_item(account_id, caller_sub, now_iso())
-    if identity is not None:
-        item[CREATED_BY_REQUEST] = identity.digest
+    item = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
     actions = [
-        writes.condition_check(
-            keys.account_key(account_id), Attr(PARTITION_KEY).exists() & Attr(money.OWNER).eq(caller_sub)
-        ),
+        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
         versioning.create_action(item),
     ]
     try:
@@ -55,12 +62,12 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
         if cancelled.failed(_ACCOUNT_CHECK):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
         if cancelled.failed(_BALANCE_CREATE):
-            existing = cancelled.item(_BALANCE_CREATE) or {}
-            if identity is not None and existing.get(CREATED_BY_REQUEST) == identity.digest:
-                return money.public_balance(existing)  # a retry of the request that opened it
+            existing = cancelled.item(_BALANCE_CREATE)
+            if replays.is_own_create(existing, identity):
+                return public_balance(existing or {})  # a retry of the request that opened it
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
-    return money.public_balance({**item, versioning.VERSION: 0})
+    return public_balance(versioning.as_created(item))
 
 
 def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:

@@ -28,12 +28,11 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.accounts import UNIQUE_FIELDS, owner_of
 from ddbguard.guards import uniqueness
-from ddbguard.guards.uniqueness import OWNER, ProtectedValue
-from ddbguard.store import keys, writes
-from ddbguard.store.client import client, table_name
-from ddbguard.store.codec import from_item
-from ddbguard.store.expressions import condition_params
+from ddbguard.guards.uniqueness import ProtectedValue
+from ddbguard.store import keys, reads, writes
+from ddbguard.store.schema import LOCK_OWNER as OWNER
 from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.store.shapes import Item
 from ddbguard.store.writes import TransactionCancelled
 
 ORPHAN_LOCK = "orphan_lock"
@@ -86,26 +85,12 @@ class AuditReport:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _locks_and_accounts() -> list[dict[str, Any]]:
+def _locks_and_accounts() -> list[Item]:
     """Every lock and account item: a Scan filtered on the key prefixes, consistent, all pages."""
     condition = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX) | (
         Attr(PARTITION_KEY).begins_with(keys.ACCOUNT_PREFIX) & Attr(SORT_KEY).eq(_ACCOUNT_SORT)
     )
-    rendered = condition_params(condition)
-    request: dict[str, Any] = {
-        "TableName": table_name(),
-        "ConsistentRead": True,
-        "FilterExpression": rendered["ConditionExpression"],
-        "ExpressionAttributeNames": rendered["ExpressionAttributeNames"],
-        "ExpressionAttributeValues": rendered["ExpressionAttributeValues"],
-    }
-    items: list[dict[str, Any]] = []
-    while True:
-        page = client().scan(**request)
-        items += [from_item(item) for item in page.get("Items", [])]
-        if "LastEvaluatedKey" not in page:
-            return items
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return [item for page in reads.scan_pages(condition) for item in page]
 
 
 def _lock_parts(partition: str) -> tuple[str, str]:
@@ -163,17 +148,17 @@ def _judge_account(account: dict[str, Any], locks: dict[str, dict[str, Any]]) ->
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
     if finding.problem == ORPHAN_LOCK:
-        lock = writes.get_item(keys.lock_key(*_lock_parts(finding.lock)))
+        lock = reads.get_item(keys.lock_key(*_lock_parts(finding.lock)))
         if lock is None:
             return None
         owner_id = _account_id(lock.get(OWNER))
-        return _judge_lock(lock, writes.get_item(keys.account_key(owner_id)) if owner_id else None)
-    account = writes.get_item(keys.account_key(finding.account_id))
+        return _judge_lock(lock, reads.get_item(keys.account_key(owner_id)) if owner_id else None)
+    account = reads.get_item(keys.account_key(finding.account_id))
     if account is None:
         return None  # the account is gone: any lock it left is judged on its own
     locks = {}
     if finding.value is not None:
-        lock = writes.get_item(keys.lock_key(UNIQUE_FIELDS[finding.field], finding.value))
+        lock = reads.get_item(keys.lock_key(UNIQUE_FIELDS[finding.field], finding.value))
         if lock is not None:
             locks[lock[PARTITION_KEY]] = lock
     return next((f for f in _judge_account(account, locks) if f.field == finding.field), None)
@@ -189,7 +174,7 @@ def _no_longer_has(name: str, value: str) -> ConditionBase:
 def _repair_orphan(finding: Finding) -> bool:
     """Delete the lock only if its owner is still the one just read and that owner still lacks the value."""
     lock_key = keys.lock_key(*_lock_parts(finding.lock))
-    lock = writes.get_item(lock_key)
+    lock = reads.get_item(lock_key)
     if lock is None:
         return True  # already gone: nothing left to repair
     owner = lock.get(OWNER)
@@ -197,9 +182,7 @@ def _repair_orphan(finding: Finding) -> bool:
     actions = [writes.delete(lock_key, Attr(PARTITION_KEY).exists() & same_owner)]
     owner_id = _account_id(owner)
     if owner_id is not None:
-        actions.append(
-            writes.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value))
-        )
+        actions.append(writes.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value)))
     try:
         writes.transact_write(actions)
     except TransactionCancelled:

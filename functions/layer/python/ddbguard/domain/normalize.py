@@ -14,34 +14,25 @@ username normalises to ASCII and passes, and a byte limit counts the bytes of th
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from ddbguard.errors import FieldError, InvalidInput
-
-# RFC 5321 limits a path to 254 octets and RFC 6531 keeps that limit in octets for UTF-8
-# addresses; counting UTF-8 bytes also bounds the characters at 254. The lock key
-# (`UNIQ#EMAIL#` + value) stays far below DynamoDB's 2048-byte partition key.
-EMAIL_MAX_BYTES = 254
-USERNAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{3,30}")
-USERNAME_MAX_BYTES = 30  # the pattern is ASCII, so characters and bytes agree
-DISPLAY_NAME_MAX_BYTES = 400  # 100 characters of up to 4 bytes each
-# Cc control, Cf format (zero-width, bidi overrides, BOM), Cs lone surrogates, Zl/Zp line breaks.
-_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+from ddbguard.limits import (
+    DISPLAY_NAME_MAX_BYTES,
+    DISPLAY_NAME_MAX_CHARS,
+    EMAIL_MAX_BYTES,
+    USERNAME_MAX_CHARS,
+    USERNAME_MIN_CHARS,
+    USERNAME_PATTERN,
+    has_forbidden_characters,
+    utf8_length,
+)
 
 
 def unique_form(value: str) -> str:
     """The one comparable form of a unique value: NFKC, case-folded, trimmed."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
     return folded.strip()
-
-
-def utf8_length(value: str) -> int:
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def _has_forbidden_characters(value: str) -> bool:
-    return any(unicodedata.category(ch) in _FORBIDDEN_CATEGORIES for ch in value)
 
 
 def email_problem(normalised: str) -> FieldError | None:
@@ -55,7 +46,7 @@ def email_problem(normalised: str) -> FieldError | None:
         or not domain
         or "@" in domain
         or any(ch.isspace() for ch in normalised)
-        or _has_forbidden_characters(normalised)
+        or has_forbidden_characters(normalised)
     ):
         return FieldError("email", "invalid_format", "An email needs exactly one @, text on both sides and no spaces.")
     return None
@@ -63,9 +54,12 @@ def email_problem(normalised: str) -> FieldError | None:
 
 def username_problem(normalised: str) -> FieldError | None:
     """Why a normalised username is unacceptable, or None."""
-    if utf8_length(normalised) > USERNAME_MAX_BYTES or not USERNAME_PATTERN.fullmatch(normalised):
+    if not USERNAME_PATTERN.fullmatch(normalised):
         return FieldError(
-            "username", "invalid_format", "A username is 3 to 30 of A-Z, a-z, 0-9, '_', '.', '-' once normalised."
+            "username",
+            "invalid_format",
+            f"A username is {USERNAME_MIN_CHARS} to {USERNAME_MAX_CHARS} of A-Z, a-z, 0-9, '_', '.', '-'"
+            " once normalised.",
         )
     return None
 
@@ -97,9 +91,15 @@ def normalised_unique_fields(values: dict[str, str | None]) -> dict[str, str]:
 def clean_display_name(raw: str) -> str:
     """A display name is not unique: kept as written (NFC only), trimmed, and never blank."""
     value = unicodedata.normalize("NFC", raw).strip()
-    if not value or utf8_length(value) > DISPLAY_NAME_MAX_BYTES or _has_forbidden_characters(value):
+    if not value or utf8_length(value) > DISPLAY_NAME_MAX_BYTES or has_forbidden_characters(value):
         raise InvalidInput(
             "The display name is not acceptable.",
-            [FieldError("displayName", "invalid_format", "A display name is 1 to 100 visible characters.")],
+            [
+                FieldError(
+                    "displayName",
+                    "invalid_format",
+                    f"A display name is 1 to {DISPLAY_NAME_MAX_CHARS} visible characters.",
+                )
+            ],
         )
     return value

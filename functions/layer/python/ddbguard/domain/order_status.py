@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-STATUS = "status"
+from ddbguard.store.schema import STATUS
 
 PENDING = "PENDING"
 PAID = "PAID"

@@ -27,6 +27,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain import order_status
+from ddbguard.domain.projections import public_order
 from ddbguard.errors import (
     AlreadyExists,
     DomainError,
@@ -37,40 +38,28 @@ from ddbguard.errors import (
     NotFound,
     VersionConflict,
 )
-from ddbguard.guards import money, versioning
+from ddbguard.guards import money, replays, versioning
+from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.retry import reread_and_retry
+from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
 from ddbguard.observability import MetricName, count
-from ddbguard.store import keys, writes
+from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import new_id, now_iso
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import CREATED_AT, KIND, OWNER_SUB, STATUS, UPDATED_AT, VERSION
 
-OWNER = "ownerSub"
-VERSION = versioning.VERSION
-STATUS = order_status.STATUS
-MAX_TOTAL_CENTS = 100_000_000_000
 PAYMENT_ENTRY_TYPE = "withdrawal"
 DELETED = "DELETED"  # the "status" a delete asks for, in refusals only
-PUBLIC_FIELDS = ("orderId", "accountId", "status", "items", "totalCents", "version", "createdAt", "updatedAt")
-
-
-def public_order(item: dict[str, Any]) -> dict[str, Any]:
-    """The order as clients see it: no keys, no owner, no request bookkeeping."""
-    return {name: item.get(name) for name in PUBLIC_FIELDS}
 
 
 def _not_found(order_id: str) -> NotFound:
     return NotFound("order_not_found", f"No order {order_id}.")
 
 
-def _owned(item: dict[str, Any] | None, caller_sub: str) -> bool:
-    return item is not None and item.get(OWNER) == caller_sub
-
-
 def _refusal(order_id: str, item: dict[str, Any] | None, caller_sub: str, expected: int, target: str) -> DomainError:
     """Why a guarded order write failed, from the item the failed write returned."""
-    if not _owned(item, caller_sub):
-        return _not_found(order_id)
+    if item is None or not is_visible(item, caller_sub):
+        return _not_found(order_id)  # not yours answers exactly like absent
     current = public_order(item)
     if item.get(VERSION) != expected:
         count(MetricName.VERSION_CONFLICT)
@@ -92,55 +81,47 @@ def create(
     """A PENDING order at version 0 for one of the caller's accounts, in one transaction:
     the account check and the put (never an overwrite) succeed together or not at all."""
     total = sum(int(line["quantity"]) * int(line["unitPriceCents"]) for line in items)
-    if total > MAX_TOTAL_CENTS:
+    if total > MAX_ORDER_TOTAL_CENTS:
         raise InvalidInput(
-            f"The order total {total} is over {MAX_TOTAL_CENTS} cents.",
-            [FieldError("items", "total_too_large", f"The total may be at most {MAX_TOTAL_CENTS} cents.")],
+            f"The order total {total} is over {MAX_ORDER_TOTAL_CENTS} cents.",
+            [FieldError("items", "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
         )
     if order_id is None:
         order_id = identity.derived_id("order") if identity is not None else new_id()
     now = now_iso()
     item: dict[str, Any] = {
         **keys.order_key(order_id),
-        "kind": "order",
+        KIND: "order",
         "orderId": order_id,
         "accountId": account_id,
-        OWNER: caller_sub,
+        OWNER_SUB: caller_sub,
         STATUS: order_status.PENDING,
         "items": [dict(line) for line in items],
         "totalCents": total,
-        "createdAt": now,
-        "updatedAt": now,
+        CREATED_AT: now,
+        UPDATED_AT: now,
+        **replays.request_stamp(identity),
     }
-    if identity is not None:
-        item["createdByRequest"] = identity.digest
-        item["createdByFingerprint"] = identity.fingerprint
-    account_is_callers = Attr(PARTITION_KEY).exists() & Attr(OWNER).eq(caller_sub)
     actions = [
-        writes.condition_check(keys.account_key(account_id), account_is_callers),
+        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
         versioning.create_action(item),
     ]
     try:
         writes.transact_write(actions, token=identity.transaction_token if identity is not None else None)
     except writes.TransactionCancelled as cancelled:
         stored = cancelled.item(1) if cancelled.failed(1) else None
-        if stored is not None and identity is not None and stored.get("createdByRequest") == identity.digest:
+        if replays.is_own_create(stored, identity):
             # This request created it before (its response was lost): answer as the first time.
-            if stored.get("createdByFingerprint") != identity.fingerprint:
-                raise IdempotencyKeyReused() from None
-            count(MetricName.REPLAY)
-            return public_order(stored)
+            return public_order(stored or {})
         if cancelled.failed(0):
             raise NotFound("account_not_found", f"No account {account_id}.", field="accountId") from None
         raise AlreadyExists(f"Order {order_id} already exists.") from None
-    return public_order({**item, VERSION: 0})
+    return public_order(versioning.as_created(item))
 
 
 def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any]:
-    item = writes.get_item(keys.order_key(order_id))
-    if item is None or not (admin or _owned(item, caller_sub)):
-        raise _not_found(order_id)
-    return public_order(item)
+    item = reads.get_item(keys.order_key(order_id))
+    return public_order(visible_or_refuse(item, caller_sub, lambda: _not_found(order_id), is_admin=admin))
 
 
 # --- versioned status change and delete ---------------------------------------------------
@@ -149,10 +130,10 @@ def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any
 def update_status(order_id: str, caller_sub: str, target: str, expected: int) -> dict[str, Any]:
     """Move the order to `target` if it is the caller's, at `expected`, and the move is allowed:
     one UpdateItem whose condition says all three."""
-    guard = Attr(OWNER).eq(caller_sub) & order_status.move_guard(target)
+    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(target)
     try:
         item = versioning.update_item(
-            keys.order_key(order_id), expected, set_values={STATUS: target, "updatedAt": now_iso()}, condition=guard
+            keys.order_key(order_id), expected, set_values={STATUS: target, UPDATED_AT: now_iso()}, condition=guard
         )
     except writes.ConditionFailed as failed:
         raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
@@ -161,7 +142,7 @@ def update_status(order_id: str, caller_sub: str, target: str, expected: int) ->
 
 def delete(order_id: str, caller_sub: str, expected: int) -> None:
     """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED."""
-    guard = Attr(OWNER).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
+    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
     try:
         versioning.delete_item(keys.order_key(order_id), expected, condition=guard)
     except writes.ConditionFailed as failed:
@@ -182,7 +163,7 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
     a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: writes.get_item(keys.order_key(order_id)),
+        read=lambda: reads.get_item(keys.order_key(order_id)),
         decide_and_write=lambda order: _pay_once(order_id, order, caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
@@ -191,12 +172,12 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
 def _pay_once(
     order_id: str, order: dict[str, Any] | None, caller_sub: str, identity: RequestIdentity
 ) -> dict[str, Any]:
-    if not _owned(order, caller_sub):
+    if order is None or not is_visible(order, caller_sub):
         return _first_result_or_not_found(order_id, identity)
     read_version = int(order[VERSION])
     total = int(order["totalCents"])
     now = now_iso()
-    paid = public_order({**order, STATUS: order_status.PAID, VERSION: read_version + 1, "updatedAt": now})
+    paid = public_order({**order, STATUS: order_status.PAID, VERSION: read_version + 1, UPDATED_AT: now})
     debit = money.BalanceChange(
         account_id=order["accountId"],
         entry_type=PAYMENT_ENTRY_TYPE,
@@ -210,14 +191,14 @@ def _pay_once(
     order_becomes_paid = versioning.update_action(
         keys.order_key(order_id),
         read_version,
-        set_values={STATUS: order_status.PAID, "updatedAt": now},
-        condition=Attr(OWNER).eq(caller_sub) & order_status.move_guard(order_status.PAID),
+        set_values={STATUS: order_status.PAID, UPDATED_AT: now},
+        condition=Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(order_status.PAID),
     )
     try:
         outcome = money.move_money([debit], request=identity, extra_actions=[order_becomes_paid], result=paid)
     except money.ExtraGuardFailed as refused:
         current = refused.item
-        if not _owned(current, caller_sub):
+        if current is None or not is_visible(current, caller_sub):
             raise _not_found(order_id) from None
         if current.get(STATUS) == order_status.PENDING and current.get(VERSION) != read_version:
             raise _LostRace() from None
@@ -228,7 +209,7 @@ def _pay_once(
 def _first_result_or_not_found(order_id: str, identity: RequestIdentity) -> dict[str, Any]:
     """No order of the caller's to pay. If this very request paid it before (and the order has
     since been cancelled and deleted), the request marker still holds the first answer."""
-    marker = writes.get_item(keys.request_marker_key(identity.digest))
+    marker = reads.get_item(keys.request_marker_key(identity.digest))
     if marker is None:
         raise _not_found(order_id)
     replayed = money.replay(marker, identity)

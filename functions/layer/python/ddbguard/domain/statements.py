@@ -16,29 +16,26 @@ import json
 import re
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
-from botocore.exceptions import ClientError
+from boto3.dynamodb.conditions import Key as KeyCondition
 
-from ddbguard.domain.ledger import public_entry
-from ddbguard.errors import Busy, FieldError, InvalidInput, NotFound
-from ddbguard.guards import money
-from ddbguard.store import keys, writes
-from ddbguard.store.client import client, table_name
-from ddbguard.store.codec import from_item, to_item
-from ddbguard.store.expressions import key_condition_params
-from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.domain.projections import public_balance, public_entry
+from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.guards.money import ledger_not_found
+from ddbguard.guards.ownership import visible_or_refuse
+from ddbguard.limits import PAGE_DEFAULT
+from ddbguard.store import keys, reads
+from ddbguard.store.schema import AVAILABLE, AVAILABLE_AFTER, CLEARED, HELD, PARTITION_KEY, PENDING, SORT_KEY, VERSION
+from ddbguard.store.shapes import Item, Key
 
-AFTER = "availableCentsAfter"
-_ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (ids.time_sortable_id)
-_THROTTLED = {"ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded"}
+_ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
 
 
-def encode_cursor(last_key: dict[str, str]) -> str:
+def encode_cursor(last_key: Key) -> str:
     text = json.dumps({PARTITION_KEY: last_key[PARTITION_KEY], SORT_KEY: last_key[SORT_KEY]}, separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
 
 
-def decode_cursor(cursor: str, account_id: str) -> dict[str, str]:
+def decode_cursor(cursor: str, account_id: str) -> Key:
     """The ExclusiveStartKey a cursor stands for; InvalidInput unless it names an entry of this account."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
@@ -63,69 +60,47 @@ def _bad_cursor() -> InvalidInput:
 
 
 def get_statement(
-    account_id: str, caller_sub: str, *, is_admin: bool = False, limit: int = 25, cursor: str | None = None
+    account_id: str, caller_sub: str, *, is_admin: bool = False, limit: int = PAGE_DEFAULT, cursor: str | None = None
 ) -> dict[str, Any]:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
     the caller's (admins may read any)."""
     start_key = decode_cursor(cursor, account_id) if cursor is not None else None
-    balance = writes.get_item(keys.balance_key(account_id))
-    if balance is None or (not is_admin and balance.get(money.OWNER) != caller_sub):
-        raise NotFound("ledger_not_found", f"No open ledger for account {account_id}.")
-    items, last_key = _query_entries(account_id, limit, start_key)
+    balance = visible_or_refuse(
+        reads.get_item(keys.balance_key(account_id)),
+        caller_sub,
+        lambda: ledger_not_found(account_id),
+        is_admin=is_admin,
+    )
+    entry_range = KeyCondition(PARTITION_KEY).eq(keys.account_partition(account_id)) & KeyCondition(
+        SORT_KEY
+    ).begins_with(keys.ENTRY_PREFIX)
+    items, last_key = reads.query_page(entry_range, limit=limit, start_key=start_key, newest_first=True)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
-    public = money.public_balance(balance)
+    public = public_balance(balance)
     return {
-        money.CLEARED: public[money.CLEARED],
-        money.HELD: public[money.HELD],
-        money.AVAILABLE: public[money.AVAILABLE],
-        "version": public["version"],
+        CLEARED: public[CLEARED],
+        HELD: public[HELD],
+        AVAILABLE: public[AVAILABLE],
+        VERSION: public[VERSION],
         "entries": entries,
         "nextCursor": encode_cursor(last_key) if last_key else None,
     }
 
 
-def _query_entries(
-    account_id: str, limit: int, start_key: dict[str, str] | None
-) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
-    condition = Key(PARTITION_KEY).eq(keys.account_partition(account_id)) & Key(SORT_KEY).begins_with(keys.ENTRY_PREFIX)
-    request: dict[str, Any] = {
-        "TableName": table_name(),
-        "ScanIndexForward": False,
-        "Limit": limit,
-        "ConsistentRead": True,
-        **key_condition_params(condition),
-    }
-    if start_key is not None:
-        request["ExclusiveStartKey"] = to_item(start_key)
-    try:
-        response = client().query(**request)
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code", "") in _THROTTLED:
-            raise Busy("DynamoDB is throttling reads") from None
-        raise
-    items = [from_item(item) for item in response.get("Items", [])]
-    return items, from_item(response.get("LastEvaluatedKey"))
-
-
-def _with_available_after(
-    entries: list[dict[str, Any]], balance: dict[str, Any], account_id: str
-) -> list[dict[str, Any]]:
-    """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see movements)."""
-    pending = balance.get(money.PENDING) or {}
-    missing = [e for e in entries if e.get(AFTER) is None and e["entryId"] not in pending]
+def _with_available_after(entries: list[Item], balance: Item, account_id: str) -> list[Item]:
+    """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
+    pending = balance.get(PENDING) or {}
+    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e["entryId"] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
-        pending = {
-            **pending,
-            **((writes.get_item(keys.balance_key(account_id)) or {}).get(money.PENDING) or {}),
-        }
+        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(PENDING) or {})}
     filled = []
     for entry in entries:
-        if entry.get(AFTER) is None:
+        if entry.get(AVAILABLE_AFTER) is None:
             after = pending.get(entry["entryId"])
             if after is None:
-                stored = writes.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
-                after = stored.get(AFTER)
-            entry = {**entry, AFTER: after}
+                stored = reads.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
+                after = stored.get(AVAILABLE_AFTER)
+            entry = {**entry, AVAILABLE_AFTER: after}
         filled.append(entry)
     return filled

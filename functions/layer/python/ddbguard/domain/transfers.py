@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ddbguard.domain.ledger import public_entry
+from ddbguard.domain.projections import public_entry
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards import money
 from ddbguard.guards.money import BalanceChange

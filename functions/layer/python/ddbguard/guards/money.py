@@ -22,17 +22,23 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import DomainError, IdempotencyKeyReused, InsufficientFunds, NotFound
+from ddbguard.guards.ownership import is_visible
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
-from ddbguard.store import keys, writes
+from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso, time_sortable_id
-from ddbguard.store.schema import PARTITION_KEY
-
-CLEARED = "clearedCents"
-HELD = "holdCents"
-AVAILABLE = "availableCents"
-PENDING = "pending"
-OWNER = "ownerSub"
+from ddbguard.store.schema import (
+    AVAILABLE,
+    AVAILABLE_AFTER,
+    CLEARED,
+    HELD,
+    OWNER_SUB,
+    PARTITION_KEY,
+    PENDING,
+    UPDATED_AT,
+    VERSION,
+)
+from ddbguard.store.shapes import Action, Item
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class BalanceChange:
 
 @dataclass(frozen=True)
 class MovementResult:
-    entries: list[dict[str, Any]]
+    entries: list[Item]
     replayed: bool
     result: dict[str, Any] | None = None
 
@@ -64,48 +70,51 @@ class MovementResult:
 class ExtraGuardFailed(Exception):
     """One of the caller's extra actions (a hold, an order) refused; `item` is its ALL_OLD item."""
 
-    def __init__(self, index: int, item: dict[str, Any] | None):
+    def __init__(self, index: int, item: Item | None):
         super().__init__(f"extra action {index} refused")
         self.index = index
         self.item = item
 
 
 def balance_guard(change: BalanceChange) -> ConditionBase:
-    condition = Attr(PARTITION_KEY).exists()
+    condition: ConditionBase = Attr(PARTITION_KEY).exists()
     if change.owner_sub is not None:
-        condition &= Attr(OWNER).eq(change.owner_sub)
+        condition &= Attr(OWNER_SUB).eq(change.owner_sub)
     if change.require_funds:
         condition &= Attr(AVAILABLE).gte(change.amount_cents)
     return condition
 
 
-def explain_refusal(change: BalanceChange, item: dict[str, Any] | None) -> DomainError:
+def ledger_not_found(account_id: str, side_field: str | None = None) -> NotFound:
+    return NotFound("ledger_not_found", f"No open ledger for account {account_id}.", field=side_field)
+
+
+def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError:
     """Why a balance guard failed, from the item the failed write returned."""
-    if item is None or (change.owner_sub is not None and item.get(OWNER) != change.owner_sub):
-        # Not yours answers exactly like absent: existence is not disclosed.
-        return NotFound("ledger_not_found", f"No open ledger for account {change.account_id}.", field=change.side_field)
+    if item is None or (change.owner_sub is not None and not is_visible(item, change.owner_sub)):
+        return ledger_not_found(change.account_id, change.side_field)  # not yours answers like absent
     if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
         return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
 
 
-def _balance_update(change: BalanceChange, entry_id: str, now: str) -> dict:
+def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
     return writes.update(
         keys.balance_key(change.account_id),
-        set_values={"updatedAt": now},
+        set_values={UPDATED_AT: now},
         increments={
             CLEARED: change.cleared_delta,
             HELD: change.hold_delta,
             AVAILABLE: change.available_delta,
-            "version": 1,
+            VERSION: 1,
         },
         derived={(PENDING, entry_id): (AVAILABLE, change.available_delta)},
         condition=balance_guard(change),
     )
 
 
-def _entry(change: BalanceChange, entry_id: str, now: str) -> dict[str, Any]:
+def _entry(change: BalanceChange, entry_id: str, now: str) -> Item:
     return {
         "entryId": entry_id,
         "accountId": change.account_id,
@@ -116,8 +125,8 @@ def _entry(change: BalanceChange, entry_id: str, now: str) -> dict[str, Any]:
     }
 
 
-def _marker(request: RequestIdentity, entries: list[dict[str, Any]], result: dict[str, Any] | None, now: str) -> dict:
-    item = {
+def _marker(request: RequestIdentity, entries: list[Item], result: dict[str, Any] | None, now: str) -> Action:
+    item: Item = {
         **keys.request_marker_key(request.digest),
         "kind": "request",
         "route": request.route,
@@ -135,7 +144,7 @@ def move_money(
     changes: list[BalanceChange],
     *,
     request: RequestIdentity,
-    extra_actions: list[dict] | None = None,
+    extra_actions: list[Action] | None = None,
     result: dict[str, Any] | None = None,
 ) -> MovementResult:
     """Apply all balance changes, their entries, the marker and `extra_actions` atomically.
@@ -170,38 +179,34 @@ def move_money(
     return MovementResult([settle_entry(e) for e in entries], replayed=False, result=result)
 
 
-def replay(marker: dict[str, Any] | None, request: RequestIdentity) -> MovementResult:
+def replay(marker: Item | None, request: RequestIdentity) -> MovementResult:
     """The first result of a request whose marker exists."""
     if marker is None or marker.get("fingerprint") != request.fingerprint:
         raise IdempotencyKeyReused()
     count(MetricName.REPLAY)
     entries = []
     for ref in marker.get("entries", []):
-        stored = writes.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))
+        stored = reads.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))
         if stored is not None:
-            entries.append(settle_entry(_public_entry(stored)))
+            entries.append(settle_entry(stored))
     return MovementResult(entries, replayed=True, result=marker.get("result"))
 
 
-def _public_entry(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k not in ("PK", "SK")}
-
-
-def settle_entry(entry: dict[str, Any]) -> dict[str, Any]:
+def settle_entry(entry: Item) -> Item:
     """Copy the exact availableCentsAfter from the balance's `pending` map onto the entry, then drop it."""
-    if "availableCentsAfter" in entry:
+    if AVAILABLE_AFTER in entry:
         return entry
     entry_id, account_id = entry["entryId"], entry["accountId"]
     balance_key = keys.balance_key(account_id)
     # Only the one map entry: `pending` may hold many in-flight movements of a busy ledger.
-    balance = writes.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
+    balance = reads.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
     after = (balance.get(PENDING) or {}).get(entry_id)
     if after is None:  # settled by an earlier attempt of this request
-        stored = writes.get_item(keys.entry_key(account_id, entry_id)) or {}
-        return {**entry, "availableCentsAfter": stored.get("availableCentsAfter")}
+        stored = reads.get_item(keys.entry_key(account_id, entry_id)) or {}
+        return {**entry, AVAILABLE_AFTER: stored.get(AVAILABLE_AFTER)}
     writes.conditional_update(
         keys.entry_key(account_id, entry_id),
-        set_values={"availableCentsAfter": after},
+        set_values={AVAILABLE_AFTER: after},
         condition=Attr(PARTITION_KEY).exists(),
         return_values="NONE",
     )
@@ -210,32 +215,4 @@ def settle_entry(entry: dict[str, Any]) -> dict[str, Any]:
         writes.conditional_update(
             balance_key, remove=((PENDING, entry_id),), condition=Attr(PARTITION_KEY).exists(), return_values="NONE"
         )
-    return {**entry, "availableCentsAfter": after}
-
-
-def new_balance_item(account_id: str, owner_sub: str, now: str) -> dict[str, Any]:
-    """A freshly opened ledger's balance item (version 0 is added by the versioned create)."""
-    return {
-        **keys.balance_key(account_id),
-        "kind": "balance",
-        "accountId": account_id,
-        OWNER: owner_sub,
-        CLEARED: 0,
-        HELD: 0,
-        AVAILABLE: 0,
-        PENDING: {},
-        "createdAt": now,
-        "updatedAt": now,
-    }
-
-
-def public_balance(item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "accountId": item["accountId"],
-        CLEARED: int(item[CLEARED]),
-        HELD: int(item[HELD]),
-        AVAILABLE: int(item[AVAILABLE]),
-        "version": int(item["version"]),
-        "createdAt": item.get("createdAt"),
-        "updatedAt": item.get("updatedAt"),
-    }
+    return {**entry, AVAILABLE_AFTER: after}

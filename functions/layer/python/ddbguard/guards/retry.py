@@ -7,24 +7,20 @@ are capped and spaced with full jitter; a writer that keeps losing answers Busy 
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from ddbguard.errors import Busy
 from ddbguard.observability import MetricName, count, logger
+from ddbguard.store.transient import backoff
 
 State = TypeVar("State")
 Result = TypeVar("Result")
 
 MAX_ATTEMPTS = 5
+# Version races settle faster than a busy store: a shorter pause than transient retries.
 _BACKOFF_BASE_S = 0.01
 _BACKOFF_CAP_S = 0.2
-
-
-def _pause(attempt: int) -> None:
-    time.sleep(random.uniform(0, min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2**attempt)))
 
 
 def reread_and_retry(
@@ -48,5 +44,5 @@ def reread_and_retry(
         count(MetricName.VERSION_CONFLICT)
         logger.info("lost a version race, re-reading", extra={"attempt": attempt + 1})
         if attempt + 1 < max_attempts:
-            _pause(attempt)
+            backoff(attempt, base_s=_BACKOFF_BASE_S, cap_s=_BACKOFF_CAP_S)
     raise Busy(f"the item kept changing during {max_attempts} attempts")

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import KIND, LOCK_OWNER, PARTITION_KEY
+from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
-
-OWNER = "owner"
 
 
 @dataclass(frozen=True)
@@ -34,31 +33,31 @@ class ProtectedValue:
     value: str
 
     @property
-    def key(self) -> dict[str, str]:
+    def key(self) -> Key:
         return keys.lock_key(self.kind, self.value)
 
 
-def lock_item(owner: str, protected: ProtectedValue) -> dict:
+def lock_item(owner: str, protected: ProtectedValue) -> Item:
     """The lock as stored. No timestamps: a retried transaction must render the same request."""
-    return {**protected.key, "kind": "lock", OWNER: owner, "field": protected.field, "value": protected.value}
+    return {**protected.key, KIND: "lock", LOCK_OWNER: owner, "field": protected.field, "value": protected.value}
 
 
-def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
+def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[Action]:
     """Put one lock per value, each only if nobody holds it (actions in the order of `values`)."""
     return [writes.put(lock_item(owner, value), Attr(PARTITION_KEY).not_exists()) for value in values]
 
 
-def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[dict]:
+def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[Action]:
     """Delete one lock per value, each only while `owner` holds it.
 
     A lock that is already gone does not block the owner's write (a release has nothing to do);
     a lock held by someone else is never deleted: that action's guard fails.
     """
-    still_ours = Attr(PARTITION_KEY).not_exists() | Attr(OWNER).eq(owner)
+    still_ours = Attr(PARTITION_KEY).not_exists() | Attr(LOCK_OWNER).eq(owner)
     return [writes.delete(value.key, still_ours) for value in values]
 
 
-def swap_unique_value(owner: str, old: ProtectedValue, new: ProtectedValue) -> tuple[list[dict], list[dict]]:
+def swap_unique_value(owner: str, old: ProtectedValue, new: ProtectedValue) -> tuple[list[Action], list[Action]]:
     """(reserve actions, release actions) that move `owner` from `old` to `new`.
 
     The same normalised value is no change: no action at all (DynamoDB rejects two operations on

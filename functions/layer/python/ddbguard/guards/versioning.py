@@ -11,58 +11,63 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.store import writes
-from ddbguard.store.schema import PARTITION_KEY
+from ddbguard.store.schema import PARTITION_KEY, VERSION
+from ddbguard.store.shapes import Action, Item, Key
 
-VERSION = "version"
+FIRST_VERSION = 0
 
 
 def absent() -> ConditionBase:
     return Attr(PARTITION_KEY).not_exists()
 
 
-def at_version(expected: int) -> ConditionBase:
-    """The item exists and is at `expected` (a missing item fails too)."""
-    return Attr(PARTITION_KEY).exists() & Attr(VERSION).eq(expected)
+def at_version(expected: int, condition: ConditionBase | None = None) -> ConditionBase:
+    """The item exists and is at `expected` (a missing item fails too), and `condition` holds."""
+    guard: ConditionBase = Attr(PARTITION_KEY).exists() & Attr(VERSION).eq(expected)
+    return guard if condition is None else guard & condition
 
 
-def create_action(item: dict[str, Any]) -> dict:
+def as_created(item: Item) -> Item:
+    """The item as a versioned create writes it."""
+    return {**item, VERSION: FIRST_VERSION}
+
+
+def create_action(item: Item) -> Action:
     """Put a new item at version 0; never overwrites."""
-    return writes.put({**item, VERSION: 0}, absent())
+    return writes.put(as_created(item), absent())
 
 
 def update_action(
-    key: dict[str, str],
+    key: Key,
     expected: int,
     *,
     set_values: dict[str, Any] | None = None,
     remove: tuple[str, ...] = (),
     condition: ConditionBase | None = None,
-) -> dict:
+) -> Action:
     """Update at the expected version and bump it by one, in the same expression."""
-    guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return writes.update(key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=guard)
-
-
-def delete_action(key: dict[str, str], expected: int, condition: ConditionBase | None = None) -> dict:
-    guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return writes.delete(key, guard)
-
-
-def update_item(
-    key: dict[str, str],
-    expected: int,
-    *,
-    set_values: dict[str, Any] | None = None,
-    remove: tuple[str, ...] = (),
-    condition: ConditionBase | None = None,
-) -> dict[str, Any]:
-    """Single-item versioned update; returns the new item, raises ConditionFailed with the old one."""
-    guard = at_version(expected) if condition is None else at_version(expected) & condition
-    return writes.conditional_update(
-        key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=guard
+    return writes.update(
+        key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=at_version(expected, condition)
     )
 
 
-def delete_item(key: dict[str, str], expected: int, condition: ConditionBase | None = None) -> None:
-    guard = at_version(expected) if condition is None else at_version(expected) & condition
-    writes.conditional_delete(key, guard)
+def delete_action(key: Key, expected: int, condition: ConditionBase | None = None) -> Action:
+    return writes.delete(key, at_version(expected, condition))
+
+
+def update_item(
+    key: Key,
+    expected: int,
+    *,
+    set_values: dict[str, Any] | None = None,
+    remove: tuple[str, ...] = (),
+    condition: ConditionBase | None = None,
+) -> Item:
+    """Single-item versioned update; returns the new item, raises ConditionFailed with the old one."""
+    return writes.conditional_update(
+        key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=at_version(expected, condition)
+    )
+
+
+def delete_item(key: Key, expected: int, condition: ConditionBase | None = None) -> None:
+    writes.conditional_delete(key, at_version(expected, condition))

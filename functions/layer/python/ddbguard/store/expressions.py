@@ -97,3 +97,14 @@ def update_params(
         if cond.get("ExpressionAttributeValues"):  # DynamoDB rejects an empty map
             params.setdefault("ExpressionAttributeValues", {}).update(cond["ExpressionAttributeValues"])
     return params
+
+
+def projection_params(paths: Iterable[tuple[str, ...]]) -> dict:
+    """`ProjectionExpression` for attribute paths (each a tuple of names, nested maps included)."""
+    names: dict[str, str] = {}
+    rendered = []
+    for index, path in enumerate(paths):
+        parts = [f"#p{index}_{depth}" for depth in range(len(path))]
+        names.update(zip(parts, path, strict=True))
+        rendered.append(".".join(parts))
+    return {"ProjectionExpression": ", ".join(rendered), "ExpressionAttributeNames": names}

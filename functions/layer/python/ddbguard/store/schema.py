@@ -1,7 +1,35 @@
-"""The table's key schema and TTL attribute (fixed by the contract; the stack uses the same)."""
+"""The table's key schema and every attribute name more than one module uses (one place, one spelling).
 
-PARTITION_KEY = "PK"
-SORT_KEY = "SK"
-KEY_ATTRIBUTES = (PARTITION_KEY, SORT_KEY)
+Key attributes and the TTL attribute are fixed by the contract; the stack uses the same names.
+"""
+
+from typing import Final
+
+PARTITION_KEY: Final = "PK"
+SORT_KEY: Final = "SK"
+KEY_ATTRIBUTES: Final = (PARTITION_KEY, SORT_KEY)
 # Powertools idempotency records expire through this attribute (epoch seconds).
-TTL_ATTRIBUTE = "expiration"
+TTL_ATTRIBUTE: Final = "expiration"
+
+# On every item ddbguard writes.
+KIND: Final = "kind"
+CREATED_AT: Final = "createdAt"
+UPDATED_AT: Final = "updatedAt"
+# Versioned items (optimistic locking).
+VERSION: Final = "version"
+# Items that belong to a caller: the Cognito `sub` of their owner, checked in every write's condition.
+OWNER_SUB: Final = "ownerSub"
+# Items created by a request with an Idempotency-Key: which request (digest) and what it asked (fingerprint).
+CREATED_BY_REQUEST: Final = "createdByRequest"
+REQUEST_FINGERPRINT: Final = "requestFingerprint"
+# Lock items: the partition key of the entity that holds the value.
+LOCK_OWNER: Final = "owner"
+# Ledger balance and entries.
+CLEARED: Final = "clearedCents"
+HELD: Final = "holdCents"
+AVAILABLE: Final = "availableCents"
+PENDING: Final = "pending"
+AMOUNT: Final = "amountCents"
+AVAILABLE_AFTER: Final = "availableCentsAfter"
+# Orders and holds.
+STATUS: Final = "status"

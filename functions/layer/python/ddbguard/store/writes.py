@@ -1,38 +1,27 @@
-"""Run conditional writes: transaction actions, cancellation reasons by position, transient retries.
+"""Conditional writes: action builders, TransactWriteItems with cancellation reasons by position, single-item writes.
 
 Every guarded action asks for `ReturnValuesOnConditionCheckFailure=ALL_OLD`, so a refusal can
-be explained from the failed write itself, never from a second read.
+be explained from the failed write itself, never from a second read. Transient failures follow
+`ddbguard.store.transient`.
 """
 
 from __future__ import annotations
 
-import random
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from boto3.dynamodb.conditions import ConditionBase
-from botocore.exceptions import ClientError, HTTPClientError
-from botocore.exceptions import ConnectionError as BotocoreConnectionError
+from botocore.exceptions import ClientError
 
 from ddbguard.errors import Busy
 from ddbguard.observability import MetricName, count, logger
+from ddbguard.store import transient
 from ddbguard.store.client import client, table_name
 from ddbguard.store.codec import from_item, to_item
 from ddbguard.store.expressions import condition_params, update_params
+from ddbguard.store.shapes import Action, Item, Key
 
 CONDITION_FAILED = "ConditionalCheckFailed"
-MAX_ATTEMPTS = 6
-_BACKOFF_BASE_S = 0.02
-_BACKOFF_CAP_S = 0.4
-# Error codes that say "the store was busy", never "your request was wrong".
-_TRANSIENT_ERRORS = {
-    "TransactionInProgressException",
-    "ThrottlingException",
-    "ProvisionedThroughputExceededException",
-    "RequestLimitExceeded",
-    "InternalServerError",
-}
 
 
 @dataclass(frozen=True)
@@ -40,7 +29,7 @@ class Reason:
     """One action's outcome in a cancelled transaction."""
 
     code: str | None
-    item: dict[str, Any] | None = None
+    item: Item | None = None
 
     @property
     def condition_failed(self) -> bool:
@@ -57,39 +46,39 @@ class TransactionCancelled(Exception):
     def failed(self, index: int) -> bool:
         return index < len(self.reasons) and self.reasons[index].condition_failed
 
-    def item(self, index: int) -> dict[str, Any] | None:
+    def item(self, index: int) -> Item | None:
         return self.reasons[index].item if index < len(self.reasons) else None
 
 
 class ConditionFailed(Exception):
     """A single-item write's condition failed; `item` is the item as it was (None: absent)."""
 
-    def __init__(self, item: dict[str, Any] | None):
+    def __init__(self, item: Item | None):
         super().__init__("condition failed")
         self.item = item
 
 
-def _guarded(action: dict, condition: ConditionBase | None) -> dict:
+def _guarded(action: dict[str, Any], condition: ConditionBase | None) -> dict[str, Any]:
     if condition is not None:
         action.update(condition_params(condition))
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return action
 
 
-def put(item: dict[str, Any], condition: ConditionBase | None = None) -> dict:
+def put(item: Item, condition: ConditionBase | None = None) -> Action:
     return {"Put": _guarded({"TableName": table_name(), "Item": to_item(item)}, condition)}
 
 
 def update(
-    key: dict[str, str],
+    key: Key,
     *,
     set_values: dict[str, Any] | None = None,
     increments: dict[str, int] | None = None,
     derived: dict[tuple[str, ...], tuple[str, int]] | None = None,
-    remove: tuple = (),
+    remove: tuple[tuple[str, ...] | str, ...] = (),
     condition: ConditionBase | None = None,
-) -> dict:
-    body = {"TableName": table_name(), "Key": to_item(key)}
+) -> Action:
+    body: dict[str, Any] = {"TableName": table_name(), "Key": to_item(dict(key))}
     body.update(
         update_params(set_values=set_values, increments=increments, derived=derived, remove=remove, condition=condition)
     )
@@ -98,17 +87,12 @@ def update(
     return {"Update": body}
 
 
-def delete(key: dict[str, str], condition: ConditionBase | None = None) -> dict:
-    return {"Delete": _guarded({"TableName": table_name(), "Key": to_item(key)}, condition)}
+def delete(key: Key, condition: ConditionBase | None = None) -> Action:
+    return {"Delete": _guarded({"TableName": table_name(), "Key": to_item(dict(key))}, condition)}
 
 
-def condition_check(key: dict[str, str], condition: ConditionBase) -> dict:
-    return {"ConditionCheck": _guarded({"TableName": table_name(), "Key": to_item(key)}, condition)}
-
-
-def _backoff(attempt: int) -> None:
-    # Full jitter: racing writers spread out instead of colliding again in lockstep.
-    time.sleep(random.uniform(0, min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2**attempt)))
+def condition_check(key: Key, condition: ConditionBase) -> Action:
+    return {"ConditionCheck": _guarded({"TableName": table_name(), "Key": to_item(dict(key))}, condition)}
 
 
 def _reasons(error: ClientError) -> list[Reason]:
@@ -118,7 +102,7 @@ def _reasons(error: ClientError) -> list[Reason]:
     ]
 
 
-def transact_write(actions: list[dict], *, token: str | None = None, max_attempts: int = MAX_ATTEMPTS) -> None:
+def transact_write(actions: list[Action], *, token: str | None = None) -> None:
     """Write all actions or none.
 
     Raises TransactionCancelled when guards failed (reasons by position), Busy when the store
@@ -128,67 +112,62 @@ def transact_write(actions: list[dict], *, token: str | None = None, max_attempt
     request: dict[str, Any] = {"TransactItems": actions}
     if token:
         request["ClientRequestToken"] = token
-    for attempt in range(max_attempts):
+    for attempt in range(transient.TRANSACTION_ATTEMPTS):
         try:
             client().transact_write_items(**request)
             return
-        except (BotocoreConnectionError, HTTPClientError) as error:
+        except transient.CONNECTION_ERRORS as error:
             # botocore already re-sent the same request (same token) and never heard back: the
             # outcome is unknown. The client retries with its Idempotency-Key; the marker or the
             # token makes that retry answer with the first result instead of applying it again.
+            count(MetricName.BUSY)
             raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=True) from None
         except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
+            code = transient.error_code(error)
             if code == "TransactionCanceledException":
                 reasons = _reasons(error)
                 if all(r.code in (None, CONDITION_FAILED) for r in reasons):
                     raise TransactionCancelled(reasons) from None
-                transient = [r.code for r in reasons if r.code not in (None, CONDITION_FAILED)]
+                retry_reasons = [str(r.code) for r in reasons if r.code not in (None, CONDITION_FAILED)]
             elif code == "IdempotentParameterMismatchException":
                 # An earlier invocation with this idempotency key committed a different rendering
                 # of the request (new timestamps). Send it without the token: its guards (request
                 # marker, version, attribute_not_exists) now refuse, and say what is there.
                 request.pop("ClientRequestToken", None)
                 continue
-            elif code in _TRANSIENT_ERRORS:
-                transient = [code]
+            elif transient.is_transient(code):
+                retry_reasons = [code]
             else:
                 raise
         count(MetricName.TRANSACTION_RETRY)
-        logger.info("transient transaction failure, retrying", extra={"attempt": attempt + 1, "reasons": transient})
-        _backoff(attempt)
-    count(MetricName.BUSY)
-    raise Busy(f"DynamoDB stayed busy after {max_attempts} attempts")
+        logger.info("transient transaction failure, retrying", extra={"attempt": attempt + 1, "reasons": retry_reasons})
+        transient.backoff(attempt)
+    raise transient.gave_up(f"DynamoDB stayed busy after {transient.TRANSACTION_ATTEMPTS} attempts")
 
 
-def _single_write(operation: str, request: dict) -> dict:
+def _single_write(operation: str, request: dict[str, Any]) -> dict[str, Any]:
     try:
-        return getattr(client(), operation)(**request)
-    except (BotocoreConnectionError, HTTPClientError) as error:
-        raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=True) from None
+        with transient.busy_when_transient(writes=True):
+            return getattr(client(), operation)(**request)
     except ClientError as error:
-        code = error.response.get("Error", {}).get("Code", "")
-        if code == "ConditionalCheckFailedException":
-            raise ConditionFailed(from_item(error.response.get("Item"))) from None
-        if code in _TRANSIENT_ERRORS:  # botocore already retried these
-            count(MetricName.BUSY)
-            raise Busy(f"DynamoDB answered {code}") from None
+        if transient.error_code(error) == "ConditionalCheckFailedException":
+            raise ConditionFailed(from_item(error.response.get("Item"))) from None  # type: ignore[arg-type]
         raise
 
 
-def conditional_put(item: dict[str, Any], condition: ConditionBase) -> None:
+def conditional_put(item: Item, condition: ConditionBase) -> None:
     _single_write("put_item", put(item, condition)["Put"])
 
 
 def conditional_update(
-    key: dict[str, str],
+    key: Key,
     *,
     set_values: dict[str, Any] | None = None,
     increments: dict[str, int] | None = None,
-    remove: tuple = (),
+    remove: tuple[tuple[str, ...] | str, ...] = (),
     condition: ConditionBase | None,
     return_values: str = "ALL_NEW",
-) -> dict[str, Any]:
+) -> Item:
     """Update one item if the condition holds; returns the item after the write (or what
     `return_values` asks for), raises ConditionFailed with the item as it was."""
     request = update(key, set_values=set_values, increments=increments, remove=remove, condition=condition)["Update"]
@@ -196,29 +175,5 @@ def conditional_update(
     return from_item(_single_write("update_item", request).get("Attributes")) or {}
 
 
-def conditional_delete(key: dict[str, str], condition: ConditionBase) -> None:
+def conditional_delete(key: Key, condition: ConditionBase) -> None:
     _single_write("delete_item", delete(key, condition)["Delete"])
-
-
-def get_item(
-    key: dict[str, str], *, consistent: bool = True, attributes: tuple[tuple[str, ...], ...] = ()
-) -> dict[str, Any] | None:
-    """The item, or only the attribute paths named in `attributes` (each a tuple of names)."""
-    request: dict[str, Any] = {"TableName": table_name(), "Key": to_item(key), "ConsistentRead": consistent}
-    if attributes:
-        names: dict[str, str] = {}
-        paths = []
-        for index, path in enumerate(attributes):
-            parts = [f"#p{index}_{depth}" for depth in range(len(path))]
-            names.update(zip(parts, path, strict=True))
-            paths.append(".".join(parts))
-        request.update(ProjectionExpression=", ".join(paths), ExpressionAttributeNames=names)
-    try:
-        response = client().get_item(**request)
-    except (BotocoreConnectionError, HTTPClientError) as error:
-        raise Busy(f"DynamoDB did not answer: {type(error).__name__}") from None
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code", "") in _TRANSIENT_ERRORS:
-            raise Busy("DynamoDB is throttling reads") from None
-        raise
-    return from_item(response.get("Item"))

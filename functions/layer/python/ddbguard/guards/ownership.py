@@ -1,0 +1,34 @@
+"""Ownership: an item is read and changed only by its owner, and "not yours" answers exactly like "absent".
+
+The owner check is part of every write's condition (`owned_by`); after a refused write, or after
+a read, `visible_or_refuse` turns an item that is absent or someone else's into the same NotFound,
+so a caller can never learn that another caller's resource exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
+from ddbguard.errors import NotFound
+from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
+from ddbguard.store.shapes import Item
+
+
+def owned_by(owner_sub: str) -> ConditionBase:
+    """Condition: the item exists and belongs to `owner_sub`."""
+    return Attr(PARTITION_KEY).exists() & Attr(OWNER_SUB).eq(owner_sub)
+
+
+def is_visible(item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
+    return item is not None and (is_admin or item.get(OWNER_SUB) == caller_sub)
+
+
+def visible_or_refuse(
+    item: Item | None, caller_sub: str, refusal: Callable[[], NotFound], *, is_admin: bool = False
+) -> Item:
+    """The item if the caller may see it; otherwise `refusal()`, the same for absent and not yours."""
+    if item is None or not is_visible(item, caller_sub, is_admin=is_admin):
+        raise refusal()
+    return item

@@ -1,0 +1,54 @@
+"""Every limit the service enforces, in one place: the edge's models and the domain's checks read these.
+
+Unique values are checked after normalising (see `ddbguard.domain.normalize`), so their limits
+are limits of the normalised form; the edge only bounds the raw input's size.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Final
+
+# Money: an integer number of cents.
+MIN_CENTS: Final = 1
+MAX_CENTS: Final = 100_000_000_000
+# An order's total is money too.
+MAX_ORDER_TOTAL_CENTS: Final = MAX_CENTS
+MAX_ORDER_LINES: Final = 100
+MAX_QUANTITY: Final = 10_000
+SKU_PATTERN: Final = r"^[A-Za-z0-9_.-]{1,64}$"
+
+# RFC 5321 limits a path to 254 octets and RFC 6531 keeps that limit in octets for UTF-8
+# addresses; counting UTF-8 bytes also bounds the characters at 254.
+EMAIL_MAX_BYTES: Final = 254
+EMAIL_MIN_CHARS: Final = 3
+USERNAME_MIN_CHARS: Final = 3
+USERNAME_MAX_CHARS: Final = 30  # the pattern is ASCII, so characters and bytes agree
+USERNAME_PATTERN: Final = re.compile(rf"[A-Za-z0-9_.-]{{{USERNAME_MIN_CHARS},{USERNAME_MAX_CHARS}}}")
+# Raw input may carry surrounding spaces that normalising trims; bounded so a body cannot be all username.
+UNIQUE_VALUE_RAW_MAX_CHARS: Final = EMAIL_MAX_BYTES
+DISPLAY_NAME_MAX_CHARS: Final = 100
+DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 bytes a character
+
+# Path parameters and client-chosen ids.
+RESOURCE_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
+# Request bodies and headers.
+MAX_BODY_BYTES: Final = 64 * 1024
+IDEMPOTENCY_KEY_MAX_CHARS: Final = 255
+# Statement pages.
+PAGE_DEFAULT: Final = 25
+PAGE_MAX: Final = 100
+CURSOR_MAX_CHARS: Final = 1024
+
+# Characters no text field may contain: Cc control, Cf format (zero-width, bidi overrides, BOM),
+# Cs lone surrogates, Zl/Zp line and paragraph separators.
+FORBIDDEN_CHARACTER_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def has_forbidden_characters(value: str) -> bool:
+    return any(unicodedata.category(ch) in FORBIDDEN_CHARACTER_CATEGORIES for ch in value)
+
+
+def utf8_length(value: str) -> int:
+    return len(value.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,68 @@
+"""Reads: one item, one page of a Query, every page of a Scan, under the transient-error policy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from boto3.dynamodb.conditions import ConditionBase
+
+from ddbguard.store.client import client, table_name
+from ddbguard.store.codec import from_item, to_item
+from ddbguard.store.expressions import condition_params, key_condition_params, projection_params
+from ddbguard.store.shapes import Item, Key
+from ddbguard.store.transient import busy_when_transient
+
+
+def get_item(key: Key, *, consistent: bool = True, attributes: tuple[tuple[str, ...], ...] = ()) -> Item | None:
+    """The item (None when absent), or only the attribute paths named in `attributes` (each a tuple of names)."""
+    request: dict[str, Any] = {"TableName": table_name(), "Key": to_item(dict(key)), "ConsistentRead": consistent}
+    if attributes:
+        request.update(projection_params(attributes))
+    with busy_when_transient(writes=False):
+        response = client().get_item(**request)
+    return from_item(response.get("Item"))
+
+
+def query_page(
+    condition: ConditionBase,
+    *,
+    limit: int,
+    start_key: Key | None = None,
+    newest_first: bool = False,
+    consistent: bool = True,
+) -> tuple[list[Item], Key | None]:
+    """One page of a Query on the table: (items, the key to continue from or None)."""
+    request: dict[str, Any] = {
+        "TableName": table_name(),
+        "ScanIndexForward": not newest_first,
+        "Limit": limit,
+        "ConsistentRead": consistent,
+        **key_condition_params(condition),
+    }
+    if start_key is not None:
+        request["ExclusiveStartKey"] = to_item(dict(start_key))
+    with busy_when_transient(writes=False):
+        response = client().query(**request)
+    items = [from_item(item) or {} for item in response.get("Items", [])]
+    last = from_item(response.get("LastEvaluatedKey"))
+    return items, (Key(PK=last["PK"], SK=last["SK"]) if last else None)
+
+
+def scan_pages(filter_condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:
+    """Every item matching the filter, one page at a time (memory stays flat however big the table)."""
+    rendered = condition_params(filter_condition)
+    request: dict[str, Any] = {
+        "TableName": table_name(),
+        "ConsistentRead": True,
+        "Limit": page_size,
+        "FilterExpression": rendered.pop("ConditionExpression"),
+        **rendered,
+    }
+    while True:
+        with busy_when_transient(writes=False):
+            page = client().scan(**request)
+        yield [from_item(item) or {} for item in page.get("Items", [])]
+        if "LastEvaluatedKey" not in page:
+            return
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -1,0 +1,24 @@
+"""The shapes that cross the storage boundary, as types (the wire format stays boto3's)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+# A stored item in Python values (what `codec.from_item` returns): attribute name -> value.
+Item = dict[str, Any]
+
+
+class Key(TypedDict):
+    """A primary key: both attributes are strings (contract section 4)."""
+
+    PK: str
+    SK: str
+
+
+class Action(TypedDict, total=False):
+    """One TransactWriteItems action: exactly one of the four keys is present."""
+
+    Put: dict[str, Any]
+    Update: dict[str, Any]
+    Delete: dict[str, Any]
+    ConditionCheck: dict[str, Any]

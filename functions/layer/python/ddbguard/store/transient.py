@@ -1,0 +1,80 @@
+"""The one transient-error policy: what counts as "the store was busy", who retries it, when it becomes Busy.
+
+- Every single call (GetItem, Query, Scan, PutItem, UpdateItem, DeleteItem) is retried by
+  botocore itself in "standard" mode (`CLIENT_RETRIES`): throttling, 5xx and connection errors.
+  When botocore gives up, the call raises Busy: a read or a refused write changed nothing; a write
+  whose connection failed has an unknown outcome (`outcome_unknown`), which the client settles by
+  retrying with its Idempotency-Key.
+- A transaction is also retried by ddbguard (`transaction_attempts`) when its cancellation reasons
+  or its error code are transient (TransactionConflict, throttling): botocore does not retry a
+  cancellation, and a ddbguard transaction is safe to repeat (same request, same token).
+- Every pause is the same full-jitter backoff, so racing writers spread out.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
+
+from ddbguard.errors import Busy
+from ddbguard.observability import MetricName, count
+
+# botocore's own retries of one call (standard mode: throttling, 5xx, connection errors).
+CLIENT_RETRIES = {"mode": "standard", "max_attempts": 3}
+# ddbguard's retries of a transaction cancelled for a transient reason.
+TRANSACTION_ATTEMPTS = 6
+BACKOFF_BASE_S = 0.02
+BACKOFF_CAP_S = 0.4
+
+# Error codes and cancellation reasons that say "the store was busy", never "your request was wrong".
+TRANSIENT_CODES = frozenset(
+    {
+        "TransactionConflict",
+        "TransactionInProgressException",
+        "ThrottlingException",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+CONNECTION_ERRORS: tuple[type[Exception], ...] = (BotocoreConnectionError, HTTPClientError)
+
+
+def error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def is_transient(code: str | None) -> bool:
+    return code in TRANSIENT_CODES
+
+
+def backoff(attempt: int, *, base_s: float = BACKOFF_BASE_S, cap_s: float = BACKOFF_CAP_S) -> None:
+    """Full jitter: sleep a random time up to min(cap, base * 2**attempt)."""
+    time.sleep(random.uniform(0, min(cap_s, base_s * 2**attempt)))
+
+
+def gave_up(reason: str) -> Busy:
+    count(MetricName.BUSY)
+    return Busy(reason)
+
+
+@contextmanager
+def busy_when_transient(*, writes: bool) -> Iterator[None]:
+    """Turn what botocore could not retry away into Busy; everything else propagates."""
+    try:
+        yield
+    except CONNECTION_ERRORS as error:
+        # botocore re-sent the request and never heard back: for a write the outcome is unknown.
+        count(MetricName.BUSY)
+        raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=writes) from None
+    except ClientError as error:
+        code = error_code(error)
+        if is_transient(code):
+            raise gave_up(f"DynamoDB answered {code}") from None
+        raise

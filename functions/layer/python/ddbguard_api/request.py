@@ -1,0 +1,107 @@
+"""Route spec and request parsing: an API Gateway event becomes a typed Request, or an EdgeError (4xx)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.limits import RESOURCE_ID_PATTERN
+from ddbguard_api.bodies import field_errors, parse_body
+from ddbguard_api.caller import Caller, caller_from_event
+from ddbguard_api.edge_errors import EdgeError
+from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
+
+_PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
+ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
+
+Body = TypeVar("Body", bound=BaseModel | None)
+
+
+class RouteSpec(Protocol):
+    """What the edge needs of a route-table entry (the route table's Route)."""
+
+    method: str
+    path: str
+    handler: str
+    if_match: bool
+    auth: bool
+
+    @property
+    def operation(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def idempotency(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Request(Generic[Body]):
+    """A request the edge accepted: who, which route, its path, typed query and body, If-Match, identity."""
+
+    route: RouteSpec
+    caller: Caller
+    path: dict[str, str]
+    query: BaseModel | None
+    body: Body
+    if_match: int | None
+    identity: RequestIdentity | None  # present when the client sent an Idempotency-Key
+    idempotency_key: str | None = None
+
+
+def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> str:
+    """What the request asks, hashed: the same Idempotency-Key with another fingerprint is a reused key."""
+    canonical = json.dumps({"path": path, "query": query, "body": document}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:
+    raw_query = event.get("queryStringParameters") or {}
+    if any(len(v) > 1 for v in (event.get("multiValueQueryStringParameters") or {}).values()):
+        raise EdgeError(400, "invalid_query", "Send each query parameter once.")
+    if model is None:
+        if raw_query:
+            raise EdgeError(422, "validation_failed", "This route takes no query parameters.")
+        return None, raw_query
+    try:
+        return model.model_validate(raw_query, strict=False), raw_query
+    except ValidationError as error:
+        raise EdgeError(422, "validation_failed", "The query is not valid.", field_errors(error)) from None
+
+
+def parse_request(
+    route: RouteSpec,
+    event: dict[str, Any],
+    path: dict[str, str],
+    *,
+    body_model: type[BaseModel] | None,
+    query_model: type[BaseModel] | None,
+) -> Request[Any]:
+    """Every check the edge makes before the domain is asked anything, in the order clients see them."""
+    caller = caller_from_event(event) if route.auth else ANONYMOUS
+    if caller is None:
+        raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
+    for value in path.values():
+        if not _PATH_PARAMETER.fullmatch(value):
+            raise EdgeError(404, "not_found", "No such resource.")
+    key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
+    if key is None and route.idempotency == "required":
+        raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")
+    query, raw_query = _query(event, query_model)
+    body, document = parse_body(event, body_model)
+    if_match = None
+    if route.if_match:
+        if_match = parse_if_match(single_header(event, "If-Match", "invalid_if_match"))
+        if if_match is None:
+            raise EdgeError(428, "precondition_required", 'Send If-Match: "<version>" from the ETag you read.')
+    identity = None
+    if key is not None:
+        identity = RequestIdentity(caller.sub, route.key, key, fingerprint(path, raw_query, document))
+    return Request(route, caller, path, query, body, if_match, identity, key)
