@@ -35,15 +35,17 @@ check-tools:
 	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
 
 $(STAMP_PY): requirements.txt requirements-dev.txt | check-tools
-	@test -x $(PY) || $(PYTHON_BOOT) -m venv $(VENV)
+	@test -x $(PY) || { echo "ddbguard: creating the Python virtual environment in $(VENV)"; $(PYTHON_BOOT) -m venv $(VENV); }
+	@echo "ddbguard: installing Python packages (about a minute the first time)"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 
-$(STAMP_NPM): package.json package-lock.json | check-tools
-	npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
-
 install: $(STAMP_PY) $(STAMP_NPM)
+	@# The venv sees the code as Lambda does: function code (functions/) and the layer (functions/layer/python)
+	@# on sys.path, plus the repository root for infra/, local/, bench/ and tests/. A .pth file, so no module
+	@# has to change sys.path itself.
+	@$(PY) -c 'import pathlib, sysconfig; root = pathlib.Path.cwd(); pathlib.Path(sysconfig.get_paths()["purelib"], "ddbguard-paths.pth").write_text("\n".join(str(p) for p in (root, root / "functions", root / "functions/layer/python")) + "\n")'
+
 
 run: install
 	$(PY) -m local.run

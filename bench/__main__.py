@@ -12,12 +12,11 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-import local  # noqa: F401 - runtime on sys.path
+from local.api_client import ApiClient
 from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
+from local.scenarios import create_account, open_funded_ledger
 from local.table import ensure_table
-from tests.support.api_client import ApiClient
-from tests.support.scenarios import create_account, open_funded_ledger
 
 TABLE = "ddbguard-bench"
 

@@ -1,13 +1,19 @@
 """THE route table. It drives the CDK API (infra/), the local server and the sample events.
 
+It is also the one runtime module infra/ reads: besides the routes it renders the problem+json
+bodies API Gateway answers by itself (`gateway_problem_body`), with the handlers' own renderer.
+
 Adding a route is one line here plus its handler module `functions/<handler>.py`, which
 exposes `handler(event, context)`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from ddbguard_api.problems import problem_document
 
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
 
@@ -117,3 +123,8 @@ def by_operation(operation: str) -> Route:
         if route.operation == operation:
             return route
     raise KeyError(f"no route for operation {operation}")
+
+
+def gateway_problem_body(status: int, code: str, detail: str) -> str:
+    """The problem+json body of an error API Gateway answers itself, as the handlers render theirs."""
+    return json.dumps(problem_document(status, code, detail))

@@ -14,6 +14,7 @@ from constructs import Construct
 
 from infra import constants
 from infra.functions import RouteFunction
+from routes import gateway_problem_body
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -51,15 +52,7 @@ class Problem:
     detail: str
 
     def body(self) -> str:
-        return json.dumps(
-            {
-                "type": "about:blank",
-                "title": self.title,
-                "status": self.status,
-                "detail": self.detail,
-                "code": self.code,
-            }
-        )
+        return gateway_problem_body(self.status, self.code, self.detail)
 
 
 # Errors API Gateway answers before a handler runs. Each one that has its own status gets its own entry, because a

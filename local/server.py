@@ -12,11 +12,12 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+import routes
+from ddbguard_api.problems import PROBLEM_JSON, problem_document
 from local.apigw_events import build_event, match_path
 from local.lambda_context import LambdaContext
 from local.tokens import claims_from_authorization
@@ -34,13 +35,11 @@ def load_handler(route: Any) -> Callable[[dict, Any], dict]:
 def _problem(
     status: int, code: str, detail: str, extra_headers: dict[str, str] | None = None
 ) -> tuple[int, dict, bytes]:
-    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status, "detail": detail, "code": code}
-    return status, {"Content-Type": "application/problem+json", **(extra_headers or {})}, json.dumps(body).encode()
+    body = problem_document(status, code, detail)
+    return status, {"Content-Type": PROBLEM_JSON, **(extra_headers or {})}, json.dumps(body).encode()
 
 
 def find_route(method: str, path: str) -> tuple[Any, dict[str, str] | None, bool]:
-    import routes
-
     path_matched = False
     for route in routes.ROUTES:
         parameters = match_path(route.path, path)

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-import local  # noqa: F401 - puts functions/ and the layer on sys.path, as Lambda does
+from local.api_client import ApiClient
 from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
 from local.table import ensure_table
-from tests.support.api_client import ApiClient
 
 TABLE = "ddbguard-test"
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import routes
-from tests.support.api_client import ApiClient
+from local.api_client import ApiClient
 
 _text = st.text(max_size=40)
 _scalars = st.none() | st.booleans() | st.integers(min_value=-(10**40), max_value=10**40) | st.floats() | _text

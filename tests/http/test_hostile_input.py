@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from local.api_client import ApiClient
+from local.scenarios import open_funded_ledger
 from local.tokens import make_token
-from tests.support.api_client import ApiClient
-from tests.support.scenarios import open_funded_ledger
 
 
 def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None):

@@ -7,7 +7,6 @@ Synthesis takes seconds, so every infra test shares one template. cdk-nag runs a
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,11 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
 # jsii prints a banner about Node 20 on every kernel start; it is noise in test output.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 os.environ.setdefault("CDK_DISABLE_CLI_TELEMETRY", "true")
 
-from aws_cdk import Stack  # noqa: E402
+from aws_cdk import Stack  # noqa: E402  (after the environment above)
 from aws_cdk.assertions import Template  # noqa: E402
 
 from infra.stack import build_app  # noqa: E402

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aws_cdk.assertions import Match, Template
 
-from functions.routes import ROUTES
+from ddbguard_api.problems import problem_document
+from routes import ROUTES
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -132,7 +133,9 @@ def test_required_gateway_responses_are_problem_json(synth: Synth, response_type
     assert response["StatusCode"] == str(status)
     assert response["ResponseParameters"] == {"gatewayresponse.header.Content-Type": "'application/problem+json'"}
     body = json.loads(response["ResponseTemplates"]["application/json"])
-    assert body == {"type": "about:blank", "title": title, "status": status, "detail": body["detail"], "code": code}
+    # Same renderer, same `type` URIs as the handlers' own problems.
+    assert body == problem_document(status, code, body["detail"])
+    assert body["title"] == title
     assert body["detail"]
 
 

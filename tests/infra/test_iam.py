@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from functions.routes import ROUTES
 from infra import constants
+from routes import ROUTES
 
 if TYPE_CHECKING:
     from conftest import Synth

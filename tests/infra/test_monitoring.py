@@ -124,7 +124,6 @@ def test_cloudwatch_may_use_the_topic_key(template: Template) -> None:
 
 
 def test_dashboard_metrics_are_exactly_the_ones_the_layer_emits() -> None:
-    import local  # noqa: F401 - the layer on sys.path
     from ddbguard.observability import MetricName
 
     emitted = {value for name, value in vars(MetricName).items() if name.isupper()}

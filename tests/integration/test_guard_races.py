@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ddbguard.store import keys
 from ddbguard.store.codec import from_item, to_item
-from tests.support.scenarios import open_funded_ledger
+from local.scenarios import open_funded_ledger
 
 
 def _item(raw_client, key: dict) -> dict | None:

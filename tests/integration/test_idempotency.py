@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import routes
 from ddbguard.store.codec import from_item
+from local.scenarios import balance, create_account, open_funded_ledger
 from tests.support.call_counter import counting_calls
 from tests.support.faults import SimulatedCrash, blocked_writes, crash_after_write
-from tests.support.scenarios import balance, create_account, open_funded_ledger
 
 
 def _deposit(api, account_id, amount, key, sub="alice", headers=None):

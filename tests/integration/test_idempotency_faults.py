@@ -21,6 +21,7 @@ import local.server as server
 from ddbguard.store import keys
 from ddbguard.store.codec import from_item, to_item
 from local.lambda_context import LambdaContext
+from local.scenarios import open_funded_ledger
 from tests.support.faults import (
     SimulatedCrash,
     crash_after_write,
@@ -29,7 +30,6 @@ from tests.support.faults import (
     timeouts_before_send,
     transaction_conflicts,
 )
-from tests.support.scenarios import open_funded_ledger
 
 TRIALS = int(os.environ.get("DDBGUARD_FAULT_TRIALS", "3"))
 AMOUNT = 100

@@ -34,6 +34,34 @@ def status_of(error: domain.DomainError) -> int:
     return 409
 
 
+def problem_type(code: str) -> str:
+    """The `type` URI of a problem code: the same for handlers, the local server and API Gateway."""
+    return TYPE_BASE + code.replace("_", "-")
+
+
+def problem_document(
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    field_errors: list[FieldError] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The RFC 9457 body every error of the API carries, whoever answers it."""
+    body: dict[str, Any] = {
+        "type": problem_type(code),
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    if field_errors:
+        body["errors"] = [{"field": e.field, "code": e.code, "message": e.message} for e in field_errors]
+    if extra:
+        body.update(extra)
+    return body
+
+
 def problem(
     status: int,
     code: str,
@@ -44,17 +72,7 @@ def problem(
     headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A complete Lambda proxy response carrying a problem document."""
-    body: dict[str, Any] = {
-        "type": TYPE_BASE + code.replace("_", "-"),
-        "title": HTTPStatus(status).phrase,
-        "status": status,
-        "detail": detail,
-        "code": code,
-    }
-    if field_errors:
-        body["errors"] = [{"field": e.field, "code": e.code, "message": e.message} for e in field_errors]
-    if extra:
-        body.update(extra)
+    body = problem_document(status, code, detail, field_errors=field_errors, extra=extra)
     return {
         "statusCode": status,
         "headers": {"Content-Type": PROBLEM_JSON, **(headers or {})},

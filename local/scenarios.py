@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from tests.support.api_client import ApiClient
+from local.api_client import ApiClient
 
 
 def create_account(api: ApiClient, sub: str, tag: str | None = None) -> str:
