@@ -19,7 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def _layer_schema() -> ModuleType:
     """The layer's schema module, loaded from its path: infra must not import the runtime code."""
-    path = REPO_ROOT / "functions" / "layer" / "python" / "ddbguard" / "schema.py"
+    path = REPO_ROOT / "functions" / "layer" / "python" / "ddbguard" / "store" / "schema.py"
     spec = importlib.util.spec_from_file_location("ddbguard_layer_schema", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
