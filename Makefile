@@ -24,7 +24,7 @@ help:
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
 	@echo "make invoke FN=<operation> EVENT=events/<file>.json   invoke one handler against the local table"
 	@echo "make events                   regenerate events/ from the route table"
-	@echo "make lint                     ruff"
+	@echo "make lint                     ruff (lint + format) and mypy over the layer and handlers"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make bench                    benchmarks; prints a table"
 	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
@@ -69,6 +69,7 @@ events: install
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py)))
 
 audit-locks: install
 	$(PY) -m local.audit_locks $(if $(REPAIR),--repair)

@@ -10,7 +10,7 @@ endpoint = Endpoint(by_handler(__name__), body=CreateAccount)
 
 
 @endpoint.operation
-def create_account(request: Request) -> Reply:
+def create_account(request: Request[CreateAccount]) -> Reply:
     body = request.body
     account = accounts.create_account(
         request.caller.sub,

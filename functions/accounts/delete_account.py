@@ -10,7 +10,9 @@ endpoint = Endpoint(by_handler(__name__))
 
 @endpoint.operation
 def delete_account(request: Request) -> Reply:
-    accounts.delete_account(request.path["accountId"], request.caller.sub, request.if_match, identity=request.identity)
+    accounts.delete_account(
+        request.path["accountId"], request.caller.sub, request.expected_version, identity=request.identity
+    )
     return no_content()
 
 

@@ -10,12 +10,12 @@ endpoint = Endpoint(by_handler(__name__), body=UpdateAccount)
 
 
 @endpoint.operation
-def update_account(request: Request) -> Reply:
+def update_account(request: Request[UpdateAccount]) -> Reply:
     body = request.body
     account = accounts.update_account(
         request.path["accountId"],
         request.caller.sub,
-        request.if_match,
+        request.expected_version,
         email=body.email,
         username=body.username,
         display_name=body.displayName,

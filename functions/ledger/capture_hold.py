@@ -11,7 +11,7 @@ endpoint = Endpoint(by_handler(__name__))
 @endpoint.operation
 def capture_hold(request: Request) -> Reply:
     settled = holds.capture_hold(
-        request.path["accountId"], request.path["holdId"], request.caller.sub, request.identity
+        request.path["accountId"], request.path["holdId"], request.caller.sub, request.money_identity
     )
     return ok(settled)
 

@@ -10,8 +10,10 @@ endpoint = Endpoint(by_handler(__name__), body=Amount)
 
 
 @endpoint.operation
-def deposit(request: Request) -> Reply:
-    entry = ledger.deposit(request.path["accountId"], request.caller.sub, request.body.amountCents, request.identity)
+def deposit(request: Request[Amount]) -> Reply:
+    entry = ledger.deposit(
+        request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
+    )
     return created(entry)
 
 

@@ -11,7 +11,7 @@ endpoint = Endpoint(by_handler(__name__), query=StatementQuery)
 
 @endpoint.operation
 def get_statement(request: Request) -> Reply:
-    query = request.query
+    query = request.query_as(StatementQuery)
     statement = statements.get_statement(
         request.path["accountId"],
         request.caller.sub,

@@ -10,8 +10,10 @@ endpoint = Endpoint(by_handler(__name__), body=Amount)
 
 
 @endpoint.operation
-def place_hold(request: Request) -> Reply:
-    hold = holds.place_hold(request.path["accountId"], request.caller.sub, request.body.amountCents, request.identity)
+def place_hold(request: Request[Amount]) -> Reply:
+    hold = holds.place_hold(
+        request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
+    )
     return created(hold)
 
 

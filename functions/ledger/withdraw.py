@@ -10,8 +10,10 @@ endpoint = Endpoint(by_handler(__name__), body=Amount)
 
 
 @endpoint.operation
-def withdraw(request: Request) -> Reply:
-    entry = ledger.withdraw(request.path["accountId"], request.caller.sub, request.body.amountCents, request.identity)
+def withdraw(request: Request[Amount]) -> Reply:
+    entry = ledger.withdraw(
+        request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
+    )
     return created(entry)
 
 

@@ -10,7 +10,7 @@ endpoint = Endpoint(by_handler(__name__), body=CreateOrder)
 
 
 @endpoint.operation
-def create_order(request: Request) -> Reply:
+def create_order(request: Request[CreateOrder]) -> Reply:
     body = request.body
     order = orders.create(
         request.caller.sub,

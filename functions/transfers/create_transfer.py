@@ -10,10 +10,10 @@ endpoint = Endpoint(by_handler(__name__), body=Transfer)
 
 
 @endpoint.operation
-def create_transfer(request: Request) -> Reply:
+def create_transfer(request: Request[Transfer]) -> Reply:
     body = request.body
     sent = transfers.transfer(
-        body.fromAccountId, body.toAccountId, body.amountCents, request.caller.sub, request.identity
+        body.fromAccountId, body.toAccountId, body.amountCents, request.caller.sub, request.money_identity
     )
     return created(sent)
 

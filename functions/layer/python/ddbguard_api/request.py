@@ -21,16 +21,26 @@ _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
 Body = TypeVar("Body", bound=BaseModel | None)
+Query = TypeVar("Query", bound=BaseModel)
 
 
 class RouteSpec(Protocol):
     """What the edge needs of a route-table entry (the route table's Route)."""
 
-    method: str
-    path: str
-    handler: str
-    if_match: bool
-    auth: bool
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def handler(self) -> str: ...
+
+    @property
+    def if_match(self) -> bool: ...
+
+    @property
+    def auth(self) -> bool: ...
 
     @property
     def operation(self) -> str: ...
@@ -54,6 +64,26 @@ class Request(Generic[Body]):
     if_match: int | None
     identity: RequestIdentity | None  # present when the client sent an Idempotency-Key
     idempotency_key: str | None = None
+
+    @property
+    def money_identity(self) -> RequestIdentity:
+        """The request's identity on a route that requires an Idempotency-Key (checked while parsing)."""
+        if self.identity is None:
+            raise ValueError(f"{self.route.key} does not require an Idempotency-Key")
+        return self.identity
+
+    def query_as(self, model: type[Query]) -> Query:
+        """The parsed query as the route's query model."""
+        if not isinstance(self.query, model):
+            raise TypeError(f"{self.route.key} has no {model.__name__} query")
+        return self.query
+
+    @property
+    def expected_version(self) -> int:
+        """The If-Match version; present on every route that requires If-Match (checked while parsing)."""
+        if self.if_match is None:
+            raise ValueError(f"{self.route.key} does not require If-Match")
+        return self.if_match
 
 
 def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> str:

@@ -181,7 +181,7 @@ def update_account(
     for new in protected_values(unique):
         old = stored.get(new.field)
         if old is None:  # a broken item without this value: only a new lock to take
-            reserve, release = uniqueness.reserve_unique_values(owner, [new]), []
+            reserve, release = uniqueness.reserve_unique_values(owner, [new]), list[Action]()
         else:
             reserve, release = uniqueness.swap_unique_value(owner, old, new)
         reserves += reserve

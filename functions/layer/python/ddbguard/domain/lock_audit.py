@@ -32,7 +32,7 @@ from ddbguard.guards.uniqueness import ProtectedValue
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.schema import LOCK_OWNER as OWNER
 from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
-from ddbguard.store.shapes import Item
+from ddbguard.store.shapes import Action, Item
 from ddbguard.store.writes import TransactionCancelled
 
 ORPHAN_LOCK = "orphan_lock"
@@ -48,7 +48,7 @@ class Finding:
     problem: str
     lock: str | None  # the lock's partition key
     account_id: str | None
-    field: str | None
+    field: str
     value: str | None
     detail: str
     repaired: bool = False
@@ -127,7 +127,7 @@ def _judge_lock(lock: dict[str, Any], account: dict[str, Any] | None) -> Finding
 
 
 def _judge_account(account: dict[str, Any], locks: dict[str, dict[str, Any]]) -> list[Finding]:
-    account_id = account.get("accountId") or _account_id(account[PARTITION_KEY])
+    account_id = str(account.get("accountId") or _account_id(account[PARTITION_KEY]))
     findings = []
     for name, kind in UNIQUE_FIELDS.items():
         value = account.get(name)
@@ -147,12 +147,14 @@ def _judge_account(account: dict[str, Any], locks: dict[str, dict[str, Any]]) ->
 
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
-    if finding.problem == ORPHAN_LOCK:
+    if finding.problem == ORPHAN_LOCK and finding.lock is not None:
         lock = reads.get_item(keys.lock_key(*_lock_parts(finding.lock)))
         if lock is None:
             return None
         owner_id = _account_id(lock.get(OWNER))
         return _judge_lock(lock, reads.get_item(keys.account_key(owner_id)) if owner_id else None)
+    if finding.account_id is None:
+        return finding
     account = reads.get_item(keys.account_key(finding.account_id))
     if account is None:
         return None  # the account is gone: any lock it left is judged on its own
@@ -173,6 +175,8 @@ def _no_longer_has(name: str, value: str) -> ConditionBase:
 
 def _repair_orphan(finding: Finding) -> bool:
     """Delete the lock only if its owner is still the one just read and that owner still lacks the value."""
+    if finding.lock is None or finding.value is None:
+        return False
     lock_key = keys.lock_key(*_lock_parts(finding.lock))
     lock = reads.get_item(lock_key)
     if lock is None:
@@ -183,20 +187,23 @@ def _repair_orphan(finding: Finding) -> bool:
     owner_id = _account_id(owner)
     if owner_id is not None:
         actions.append(writes.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value)))
-    try:
-        writes.transact_write(actions)
-    except TransactionCancelled:
-        return False
-    return True
+    return _repaired(actions)
 
 
 def _repair_missing(finding: Finding) -> bool:
+    if finding.account_id is None or finding.value is None:
+        return False
     protected = ProtectedValue(finding.field, UNIQUE_FIELDS[finding.field], finding.value)
     still_has_value = Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
     actions = [
         writes.condition_check(keys.account_key(finding.account_id), still_has_value),
         *uniqueness.reserve_unique_values(owner_of(finding.account_id), [protected]),
     ]
+    return _repaired(actions)
+
+
+def _repaired(actions: list[Action]) -> bool:
+    """Run a repair whose conditions hold only while the problem still exists; False: they no longer held."""
     try:
         writes.transact_write(actions)
     except TransactionCancelled:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -11,11 +12,11 @@ _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
 
-def to_attribute(value: Any) -> dict:
+def to_attribute(value: Any) -> Any:
     return _serializer.serialize(value)
 
 
-def to_item(values: dict[str, Any]) -> dict[str, dict]:
+def to_item(values: Mapping[str, Any]) -> dict[str, Any]:
     return {name: _serializer.serialize(value) for name, value in values.items()}
 
 
@@ -32,7 +33,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def from_item(item: dict[str, dict] | None) -> dict[str, Any] | None:
+def from_item(item: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if item is None:
         return None
     return {name: _plain(_deserializer.deserialize(value)) for name, value in item.items()}

@@ -76,9 +76,9 @@ def update_params(
         names[f"#d{index}s"], values[f":d{index}"] = source, delta
         assignments.append(f"{'.'.join(rendered)} = #d{index}s + :d{index}")
     removals: list[str] = []
-    for index, path in enumerate(remove):
+    for index, removed in enumerate(remove):
         rendered = []
-        for depth, name in enumerate((path,) if isinstance(path, str) else path):
+        for depth, name in enumerate((removed,) if isinstance(removed, str) else removed):
             names[f"#r{index}p{depth}"] = name
             rendered.append(f"#r{index}p{depth}")
         removals.append(".".join(rendered))
