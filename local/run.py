@@ -11,6 +11,7 @@ from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client
 from local.paths import ROOT
 from local.runtime_env import configure
 from local.server import LocalApiServer
+from local.stream_settler import StreamSettler
 from local.table import ensure_table
 from local.tokens import make_token
 
@@ -45,6 +46,9 @@ def main() -> int:
         ensure_table(local_client(database.endpoint), table)
         if stop.is_set():
             return 0
+        # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
+        settler = StreamSettler(database.endpoint, table, local_client(database.endpoint))
+        threading.Thread(target=settler.run, args=(stop,), name="stream-settler", daemon=True).start()
         server = LocalApiServer("127.0.0.1", port)
         token = make_token("alice")
         print(f"ddbguard: API on {server.url}  (table {table} at {database.endpoint})")

@@ -1,4 +1,4 @@
-"""Create the single table locally with the same key schema and TTL attribute as the stack."""
+"""Create the single table locally with the same key schema, TTL attribute and stream as the stack."""
 
 from __future__ import annotations
 
@@ -6,13 +6,19 @@ from typing import Any
 
 from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
 
+# New images of new and changed items: the settlement reads ledger entries from them.
+STREAM = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+
 
 def ensure_table(client: Any, table_name: str) -> None:
     try:
-        client.describe_table(TableName=table_name)
-        return
+        table = client.describe_table(TableName=table_name)["Table"]
     except client.exceptions.ResourceNotFoundException:
-        pass
+        table = None
+    if table is not None:
+        if not (table.get("StreamSpecification") or {}).get("StreamEnabled"):
+            client.update_table(TableName=table_name, StreamSpecification=STREAM)  # a table made before streams
+        return
     partition, sort = KEY_ATTRIBUTES
     client.create_table(
         TableName=table_name,
@@ -22,6 +28,7 @@ def ensure_table(client: Any, table_name: str) -> None:
         ],
         KeySchema=[{"AttributeName": partition, "KeyType": "HASH"}, {"AttributeName": sort, "KeyType": "RANGE"}],
         BillingMode="PAY_PER_REQUEST",
+        StreamSpecification=STREAM,
     )
     client.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
     client.update_time_to_live(

@@ -15,7 +15,9 @@ import pytest
 from local.api_client import ApiClient
 from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
+from local.stream_settler import StreamSettler
 from local.table import ensure_table
+from tests.support import settlement
 
 TABLE = "ddbguard-test"
 
@@ -25,6 +27,7 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
     with DynamoDBLocal() as database:
         configure(database.endpoint, TABLE)
         ensure_table(local_client(database.endpoint), TABLE)
+        settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=10)))
         yield database
 
 

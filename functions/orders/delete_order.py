@@ -10,7 +10,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 @endpoint.operation
 def delete_order(request: Request) -> Reply:
-    orders.delete(request.path["orderId"], request.caller.sub, request.expected_version)
+    orders.delete(request.path["orderId"], request.caller.sub, request.expected_version, request.identity)
     return no_content()
 
 

@@ -12,7 +12,7 @@ endpoint = Endpoint(by_handler(__name__), body=UpdateOrderStatus)
 @endpoint.operation
 def update_order_status(request: Request[UpdateOrderStatus]) -> Reply:
     order = orders.update_status(
-        request.path["orderId"], request.caller.sub, request.body.status, request.expected_version
+        request.path["orderId"], request.caller.sub, request.body.status, request.expected_version, request.identity
     )
     return ok(order)
 

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from local.api_client import ApiClient
-from local.scenarios import open_funded_ledger
 from local.tokens import make_token
+from tests.support.ledger_seed import open_funded_ledger
 
 
 def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None):
@@ -76,8 +76,8 @@ AMOUNTS = [0, -1, 1.5, "100", True, None, "1e400", 10**39, 100_000_000_001, [], 
 
 
 @pytest.mark.parametrize("amount", AMOUNTS, ids=[repr(a) for a in AMOUNTS])
-def test_bad_amounts_are_422_and_write_nothing(api: ApiClient, amount):
-    account = open_funded_ledger(api, "alice", 1000)
+def test_bad_amounts_are_422_and_write_nothing(api: ApiClient, raw_client, amount):
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     raw = b'{"amountCents": 1e400}' if amount == "1e400" else json.dumps({"amountCents": amount}).encode()
     for route in ("deposits", "withdrawals", "holds"):
         reply = api.post(f"/accounts/{account}/ledger/{route}", raw_body=raw, idempotency_key=str(uuid.uuid4()))

@@ -10,12 +10,12 @@ import urllib.request
 import pytest
 
 from ddbguard.domain import accounts
-from ddbguard.domain.ledger import new_balance_item
 from ddbguard.domain.normalize import unique_form
 from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from local.tokens import make_token
-from tests.support.table_reads import lock_owner
+from tests.support.ledger_seed import seed_balance
+from tests.support.table_reads import lock_owner, raw_item
 
 
 def _key(pk: str, sk: str) -> dict:
@@ -23,8 +23,7 @@ def _key(pk: str, sk: str) -> dict:
 
 
 def read(raw_client, pk: str, sk: str) -> dict | None:
-    item = raw_client.get_item(TableName=os.environ["TABLE_NAME"], Key=_key(pk, sk), ConsistentRead=True).get("Item")
-    return item
+    return raw_item(raw_client, {"PK": pk, "SK": sk})
 
 
 def stored_account(raw_client, account_id: str) -> dict | None:
@@ -49,7 +48,7 @@ def test_create_get_patch_delete_happy_path(api, raw_client, uid):
     assert created.header("ETag") == '"0"'
     assert lock_owner(raw_client, "EMAIL", account["email"]) == f"ACCT#{account_id}"
     assert lock_owner(raw_client, "HANDLE", account["username"]) == f"ACCT#{account_id}"
-    assert stored_account(raw_client, account_id)["ownerSub"]["S"] == "alice"
+    assert stored_account(raw_client, account_id)["ownerSub"] == "alice"
 
     fetched = api.get(f"/accounts/{account_id}")
     assert fetched.status == 200
@@ -83,8 +82,8 @@ def test_stored_values_are_the_normalised_ones(api, raw_client, uid):
     assert created.json["email"] == f"strasse@{uid}.example"
     assert created.json["username"] == f"ada_{uid[:8]}"
     item = stored_account(raw_client, created.json["accountId"])
-    assert item["email"]["S"] == f"strasse@{uid}.example"
-    assert item["username"]["S"] == f"ada_{uid[:8]}"
+    assert item["email"] == f"strasse@{uid}.example"
+    assert item["username"] == f"ada_{uid[:8]}"
     # The same address spelled another way is the same lock.
     again = sign_up(api, f"strasse@{uid}.EXAMPLE", f"other_{uid}", sub="bob")
     assert again.status == 409
@@ -248,18 +247,10 @@ def test_admin_reads_any_account_but_cannot_change_it(api, uid):
     assert api.get(path).json == account
 
 
-def _seed_balance(raw_client, account_id: str, cleared: int, held: int) -> None:
-    item = new_balance_item(account_id, "alice", "2024-01-01T00:00:00.000Z")
-    item.update(clearedCents=cleared, holdCents=held, availableCents=cleared - held, version=3)
-    from ddbguard.store.codec import to_item
-
-    raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=to_item(item))
-
-
 @pytest.mark.parametrize(("cleared", "held"), [(500, 0), (500, 500)])
 def test_delete_is_refused_while_the_ledger_holds_money(api, raw_client, uid, cleared, held):
     account = sign_up(api, f"rich@{uid}.io", f"rich_{uid}").json
-    _seed_balance(raw_client, account["accountId"], cleared, held)
+    seed_balance(raw_client, account["accountId"], "alice", cleared, held, version=3)
     refused = api.delete(f"/accounts/{account['accountId']}", if_match=0)
     assert refused.status == 409
     assert refused.code == "balance_not_zero"
@@ -273,7 +264,7 @@ def test_delete_is_refused_while_the_ledger_holds_money(api, raw_client, uid, cl
 def test_delete_takes_the_empty_balance_item_and_keeps_entries(api, raw_client, uid):
     account = sign_up(api, f"empty@{uid}.io", f"empty_{uid}").json
     account_id = account["accountId"]
-    _seed_balance(raw_client, account_id, 0, 0)
+    seed_balance(raw_client, account_id, "alice", 0, 0, version=3)
     entry = {"PK": {"S": f"ACCT#{account_id}"}, "SK": {"S": "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ"}, "type": {"S": "deposit"}}
     raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=entry)
     assert api.delete(f"/accounts/{account_id}", if_match=0).status == 204

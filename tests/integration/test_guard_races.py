@@ -6,26 +6,16 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from ddbguard.store import keys
-from ddbguard.store.codec import from_item, to_item
-from local.scenarios import open_funded_ledger
-
-
-def _item(raw_client, key: dict) -> dict | None:
-    return from_item(raw_client.get_item(TableName="ddbguard-test", Key=to_item(key), ConsistentRead=True).get("Item"))
+from tests.support.ledger_seed import open_funded_ledger
+from tests.support.table_reads import raw_collection, raw_item
 
 
 def _entries(raw_client, account_id: str) -> list[dict]:
-    items = raw_client.query(
-        TableName="ddbguard-test",
-        KeyConditionExpression="PK = :pk AND begins_with(SK, :txn)",
-        ExpressionAttributeValues={":pk": {"S": f"ACCT#{account_id}"}, ":txn": {"S": "TXN#"}},
-        ConsistentRead=True,
-    )["Items"]
-    return [from_item(i) for i in items]
+    return raw_collection(raw_client, keys.account_partition(account_id), keys.ENTRY_PREFIX)
 
 
 def test_twenty_threads_capture_or_release_one_hold_exactly_one_settles(api, raw_client):
-    account = open_funded_ledger(api, "alice", 1000)
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     hold = api.post(f"/accounts/{account}/ledger/holds", {"amountCents": 400}, idempotency_key=str(uuid.uuid4()))
     assert hold.status == 201
     hold_path = f"/accounts/{account}/ledger/holds/{hold.json['holdId']}"
@@ -41,7 +31,7 @@ def test_twenty_threads_capture_or_release_one_hold_exactly_one_settles(api, raw
     assert len(winners) == 1 and len(losers) == 19
     assert {(r.status, r.code) for r in losers} == {(409, "hold_settled")}
     action = winners[0][0]
-    balance = _item(raw_client, keys.balance_key(account))
+    balance = raw_item(raw_client, keys.balance_key(account))
     expected_cleared = 600 if action == "capture" else 1000
     assert (balance["clearedCents"], balance["holdCents"], balance["availableCents"]) == (
         expected_cleared,
@@ -50,14 +40,14 @@ def test_twenty_threads_capture_or_release_one_hold_exactly_one_settles(api, raw
     )
     types = sorted(e["type"] for e in _entries(raw_client, account))
     assert types == sorted(["deposit", "hold", action])
-    assert _item(raw_client, keys.hold_key(account, hold.json["holdId"]))["status"] == (
+    assert raw_item(raw_client, keys.hold_key(account, hold.json["holdId"]))["status"] == (
         "CAPTURED" if action == "capture" else "RELEASED"
     )
 
 
 def test_delete_racing_deposits_never_loses_money(api, raw_client):
     for _ in range(5):
-        account = open_funded_ledger(api, "alice", 0)
+        account = open_funded_ledger(api, raw_client, "alice", 0)
 
         def deposit(_: int, account: str = account):
             return api.post(
@@ -71,11 +61,11 @@ def test_delete_racing_deposits_never_loses_money(api, raw_client):
             deleted = deleting.result()
         committed = [r for r in replies if r.status == 201]
         assert {r.status for r in replies} <= {201, 404}
-        balance = _item(raw_client, keys.balance_key(account))
+        balance = raw_item(raw_client, keys.balance_key(account))
         if deleted.status == 204:
             # The account went first: no deposit can have landed, and no ghost balance item remains.
             assert committed == [] and balance is None
-            assert _item(raw_client, keys.account_key(account)) is None
+            assert raw_item(raw_client, keys.account_key(account)) is None
         else:
             assert (deleted.status, deleted.code) == (409, "balance_not_zero")
             assert balance["clearedCents"] == 10 * len(committed) and committed

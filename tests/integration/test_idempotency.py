@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import threading
@@ -11,10 +10,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import routes
-from ddbguard.store.codec import from_item
-from local.scenarios import balance, create_account, open_funded_ledger
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import keys
+from local.scenarios import balance
 from tests.support.call_counter import counting_calls
 from tests.support.faults import SimulatedCrash, blocked_writes, crash_after_write
+from tests.support.ledger_seed import open_funded_ledger, seed_account
+from tests.support.settlement import settle_all
+from tests.support.table_reads import raw_item
 
 
 def _deposit(api, account_id, amount, key, sub="alice", headers=None):
@@ -31,60 +34,60 @@ def _withdraw(api, account_id, amount, key, sub="alice"):
     return api.post(f"/accounts/{account_id}/ledger/withdrawals", {"amountCents": amount}, sub=sub, idempotency_key=key)
 
 
-def _record_key(operation: str, key: str, caller: str = "alice") -> dict:
-    """The Powertools record's key, computed as Powertools does (md5 of the JSON of our key string)."""
-    route = routes.by_operation(operation).key
-    digest = hashlib.md5(json.dumps(f"{caller}\x1f{route}\x1f{key}", sort_keys=True).encode()).hexdigest()
-    return {"PK": {"S": f"IDEMPOTENCY#{operation}"}, "SK": {"S": f"{operation}#{digest}"}}
+def _marker_key(operation: str, key: str, caller: str = "alice") -> dict:
+    """The request marker's key: the write's own idempotency record (caller + route + key)."""
+    identity = RequestIdentity(caller, routes.by_operation(operation).key, key, fingerprint="")
+    return dict(keys.request_marker_key(identity.digest))
 
 
-def _record(raw_client, operation: str, key: str, caller: str = "alice") -> dict | None:
-    item = raw_client.get_item(TableName="ddbguard-test", Key=_record_key(operation, key, caller), ConsistentRead=True)
-    return from_item(item.get("Item"))
+def _marker(raw_client, operation: str, key: str, caller: str = "alice") -> dict | None:
+    return raw_item(raw_client, _marker_key(operation, key, caller))
 
 
-def _expire_record(raw_client, operation: str, key: str) -> None:
-    """Simulate expiry: the Powertools record is gone; only the request marker remembers."""
-    raw_client.delete_item(TableName="ddbguard-test", Key=_record_key(operation, key))
-    assert _record(raw_client, operation, key) is None
-
-
-def test_same_key_same_body_returns_first_response_and_writes_nothing(api, ddb_client, uid):
-    account = open_funded_ledger(api, "alice", 1000)
+def test_same_key_same_body_returns_first_response_and_writes_nothing(api, raw_client, ddb_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     first = _deposit(api, account, 250, f"k-{uid}")
-    assert first.status == 201
+    assert first.status == 201 and first.header("Idempotent-Replayed") is None
+    # Before the stream's settlement: the marker plus the value still in `pending`.
+    with counting_calls(ddb_client) as unsettled:
+        early = _deposit(api, account, 250, f"k-{uid}")
+    assert (early.status, early.json) == (first.status, first.json)
+    assert early.header("Idempotent-Replayed") == "true"
+    assert unsettled.calls == ["TransactWriteItems", "GetItem"]
+    settle_all()
+    # Settled: the refused write's ALL_OLD marker is the whole first response.
     with counting_calls(ddb_client) as calls:
         again = _deposit(api, account, 250, f"k-{uid}")
     assert (again.status, again.json) == (first.status, first.json)
-    assert calls.count("TransactWriteItems") == 0 and calls.count("UpdateItem") == 0
+    assert calls.calls == ["TransactWriteItems"]  # cancelled at the marker: it wrote nothing
     assert balance(api, "alice", account)["clearedCents"] == 1250
 
 
-def test_same_key_other_body_is_422(api, uid):
-    account = open_funded_ledger(api, "alice", 1000)
+def test_same_key_other_body_is_422(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     assert _deposit(api, account, 250, f"k-{uid}").status == 201
     reused = _deposit(api, account, 300, f"k-{uid}")
     assert reused.status == 422 and reused.code == "idempotency_key_reused"
     assert balance(api, "alice", account)["clearedCents"] == 1250
 
 
-def test_same_key_on_another_path_is_422(api, uid):
-    first, second = open_funded_ledger(api, "alice"), open_funded_ledger(api, "alice")
+def test_same_key_on_another_path_is_422(api, raw_client, uid):
+    first, second = open_funded_ledger(api, raw_client, "alice"), open_funded_ledger(api, raw_client, "alice")
     assert _deposit(api, first, 100, f"k-{uid}").status == 201
     reply = _deposit(api, second, 100, f"k-{uid}")
     assert reply.status == 422 and reply.code == "idempotency_key_reused"
     assert balance(api, "alice", second)["clearedCents"] == 0
 
 
-def test_missing_key_on_money_route_is_400_and_writes_nothing(api):
-    account = open_funded_ledger(api, "alice", 500)
+def test_missing_key_on_money_route_is_400_and_writes_nothing(api, raw_client):
+    account = open_funded_ledger(api, raw_client, "alice", 500)
     reply = api.post(f"/accounts/{account}/ledger/withdrawals", {"amountCents": 100})
     assert reply.status == 400 and reply.code == "idempotency_key_required"
     assert balance(api, "alice", account)["clearedCents"] == 500
 
 
-def test_header_name_is_case_insensitive(api, uid):
-    account = open_funded_ledger(api, "alice", 0)
+def test_header_name_is_case_insensitive(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 0)
     headers = {"iDeMpOtEnCy-KeY": f"k-{uid}"}
     first = api.post(f"/accounts/{account}/ledger/deposits", {"amountCents": 70}, headers=headers)
     again = api.post(
@@ -94,8 +97,8 @@ def test_header_name_is_case_insensitive(api, uid):
     assert balance(api, "alice", account)["clearedCents"] == 70
 
 
-def test_duplicated_or_malformed_key_is_400(api, uid):
-    account = open_funded_ledger(api, "alice", 0)
+def test_duplicated_or_malformed_key_is_400(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 0)
     path = f"/accounts/{account}/ledger/deposits"
     twice = api.post(path, {"amountCents": 1}, headers=[("Idempotency-Key", "a"), ("Idempotency-Key", "b")])
     joined = api.post(path, {"amountCents": 1}, headers={"Idempotency-Key": "a, b"})
@@ -106,17 +109,20 @@ def test_duplicated_or_malformed_key_is_400(api, uid):
     assert balance(api, "alice", account)["clearedCents"] == 0
 
 
-def test_another_callers_identical_key_is_independent(api, uid):
-    alice_account = open_funded_ledger(api, "alice", 0)
-    bob_account = open_funded_ledger(api, "bob", 0)
+def test_another_callers_identical_key_is_independent(api, raw_client, uid):
+    alice_account = open_funded_ledger(api, raw_client, "alice", 0)
+    bob_account = open_funded_ledger(api, raw_client, "bob", 0)
     a = _deposit(api, alice_account, 40, f"shared-{uid}", sub="alice")
     b = _deposit(api, bob_account, 40, f"shared-{uid}", sub="bob")
     assert a.status == b.status == 201 and a.json["entryId"] != b.json["entryId"]
     assert balance(api, "bob", bob_account)["clearedCents"] == 40
 
 
-def test_repeat_while_first_in_flight_is_409(api, ddb_client, uid):
-    account = open_funded_ledger(api, "alice", 0)
+def test_a_twin_sent_while_the_first_is_in_flight_gets_the_same_answer_and_no_second_effect(
+    api, raw_client, ddb_client, uid
+):
+    """No separate INPROGRESS record: whichever twin's write lands first wins, the other replays it."""
+    account = open_funded_ledger(api, raw_client, "alice", 0)
     release = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool, blocked_writes(ddb_client, release) as entered:
         first = pool.submit(_deposit, api, account, 90, f"k-{uid}")
@@ -124,26 +130,51 @@ def test_repeat_while_first_in_flight_is_409(api, ddb_client, uid):
         second = _deposit(api, account, 90, f"k-{uid}")
         release.set()
         first_reply = first.result(timeout=30)
-    assert second.status == 409 and second.code == "request_in_progress"
-    assert first_reply.status == 201
+    assert (first_reply.status, first_reply.json) == (second.status, second.json) == (201, first_reply.json)
+    assert sorted(r.header("Idempotent-Replayed") or "" for r in (first_reply, second)) == ["", "true"]
     assert balance(api, "alice", account)["clearedCents"] == 90
 
 
-def test_business_refusals_are_cached_like_successes(api, uid):
-    account = open_funded_ledger(api, "alice", 100)
+def test_twenty_identical_requests_at_once_make_one_effect_and_identical_answers(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 0)
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        replies = list(pool.map(lambda _: _deposit(api, account, 33, f"k20-{uid}"), range(20)))
+    assert {(r.status, json.dumps(r.json, sort_keys=True)) for r in replies} == {
+        (201, json.dumps(replies[0].json, sort_keys=True))
+    }
+    assert sum(r.header("Idempotent-Replayed") is None for r in replies) == 1
+    state = balance(api, "alice", account)
+    assert state["clearedCents"] == 33 and len(state["entries"]) == 1
+
+
+def test_a_first_request_is_never_told_it_is_its_own_duplicate(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 10_000)
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        replies = list(pool.map(lambda i: _withdraw(api, account, 1, f"solo-{uid}-{i}"), range(64)))
+    assert [r.status for r in replies] == [201] * 64
+    assert all(r.header("Idempotent-Replayed") is None for r in replies)
+
+
+def test_business_refusals_are_not_cached_a_retry_decides_afresh(api, raw_client, uid):
+    """A refusal wrote nothing, its marker included: after the cause is fixed the same key succeeds, once."""
+    account = open_funded_ledger(api, raw_client, "alice", 100)
     refused = _withdraw(api, account, 500, f"w-{uid}")
     assert refused.status == 409 and refused.code == "insufficient_funds"
+    assert _marker(raw_client, "withdraw", f"w-{uid}") is None
     assert _deposit(api, account, 1000, f"d-{uid}").status == 201
     again = _withdraw(api, account, 500, f"w-{uid}")
-    assert (again.status, again.json) == (refused.status, refused.json)
-    assert balance(api, "alice", account)["clearedCents"] == 1100
+    assert again.status == 201 and again.header("Idempotent-Replayed") is None
+    once_more = _withdraw(api, account, 500, f"w-{uid}")
+    assert (once_more.status, once_more.json) == (201, again.json)
+    assert balance(api, "alice", account)["clearedCents"] == 600
 
 
-def test_replay_after_idempotency_record_expired_does_not_withdraw_twice(api, raw_client, uid):
-    account = open_funded_ledger(api, "alice", 1000)
+def test_money_markers_never_expire_so_a_late_retry_cannot_withdraw_twice(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     first = _withdraw(api, account, 300, f"w-{uid}")
     assert first.status == 201
-    _expire_record(raw_client, "withdraw", f"w-{uid}")
+    marker = _marker(raw_client, "withdraw", f"w-{uid}")
+    assert marker is not None and "expiration" not in marker
     again = _withdraw(api, account, 300, f"w-{uid}")
     assert again.status == 201 and again.json == first.json
     state = balance(api, "alice", account)
@@ -151,49 +182,38 @@ def test_replay_after_idempotency_record_expired_does_not_withdraw_twice(api, ra
     assert [e["type"] for e in state["entries"]].count("withdrawal") == 1
 
 
-def test_replay_after_record_expired_with_other_body_is_422(api, raw_client, uid):
-    account = open_funded_ledger(api, "alice", 1000)
+def test_a_late_retry_with_another_body_is_422(api, raw_client, uid):
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     assert _withdraw(api, account, 300, f"w-{uid}").status == 201
-    _expire_record(raw_client, "withdraw", f"w-{uid}")
     reused = _withdraw(api, account, 400, f"w-{uid}")
     assert reused.status == 422 and reused.code == "idempotency_key_reused"
     assert balance(api, "alice", account)["clearedCents"] == 700
 
 
-def test_crash_between_write_and_record_save_never_applies_twice(api, ddb_client, raw_client, uid, monkeypatch):
-    """Pitfall: in-progress records must expire with the invocation (lambda context registered)."""
-    import local.server as server
-    from local.lambda_context import LambdaContext
-
-    account = open_funded_ledger(api, "alice", 1000)
-    monkeypatch.setattr(server, "LambdaContext", lambda function_name: LambdaContext(function_name, timeout_s=1.0))
+def test_crash_right_after_the_write_never_applies_twice(api, ddb_client, raw_client, uid):
+    """The process dies after the transaction committed, before it could answer: the retry replays."""
+    account = open_funded_ledger(api, raw_client, "alice", 1000)
     with crash_after_write(ddb_client) as crashed, contextlib.suppress(SimulatedCrash):
         _withdraw(api, account, 250, f"w-{uid}")
     assert crashed.injected == 1
-    record = _record(raw_client, "withdraw", f"w-{uid}")
-    assert record is not None and record["status"] == "INPROGRESS"
-    # The in-progress record expires with the invocation's remaining time, not after an hour.
-    assert record["in_progress_expiration"] <= int(time.time() * 1000) + 1500
-    in_flight = _withdraw(api, account, 250, f"w-{uid}")
-    assert in_flight.status == 409 and in_flight.code == "request_in_progress"
-    time.sleep(1.2)
+    assert _marker(raw_client, "withdraw", f"w-{uid}") is not None
     retried = _withdraw(api, account, 250, f"w-{uid}")
     assert retried.status == 201 and retried.json["amountCents"] == 250
+    assert retried.header("Idempotent-Replayed") == "true"
     state = balance(api, "alice", account)
     assert state["clearedCents"] == 750
     assert [e["type"] for e in state["entries"]].count("withdrawal") == 1
 
 
-def test_each_function_has_its_own_persistence_layer(api, uid):
+def test_each_function_has_its_own_persistence_layer(api, raw_client, uid):
     """Pitfall: a persistence layer shared by two functions keeps the first one's config."""
     deposit = importlib.import_module("ledger.deposit").endpoint.idempotency
     withdraw = importlib.import_module("ledger.withdraw").endpoint.idempotency
     assert deposit is not None and withdraw is not None
     assert deposit.persistence is not withdraw.persistence
-    assert deposit.persistence.static_pk_value == "IDEMPOTENCY#deposit"
-    assert withdraw.persistence.static_pk_value == "IDEMPOTENCY#withdraw"
+    assert (deposit.persistence.operation, withdraw.persistence.operation) == ("deposit", "withdraw")
     # Same caller, same key, two routes: two independent requests, both applied.
-    account = open_funded_ledger(api, "alice", 0)
+    account = open_funded_ledger(api, raw_client, "alice", 0)
     assert _deposit(api, account, 500, f"k-{uid}").status == 201
     assert _withdraw(api, account, 200, f"k-{uid}").status == 201
     assert balance(api, "alice", account)["clearedCents"] == 300
@@ -205,26 +225,22 @@ def test_create_account_with_key_replays_the_first_201(api, uid):
     again = api.post("/accounts", body, idempotency_key=f"acct-{uid}")
     assert first.status == 201 and (again.status, again.json) == (first.status, first.json)
     assert first.header("Location") == again.header("Location")
+    assert again.header("Idempotent-Replayed") == "true"
 
 
 def test_get_routes_do_not_record_keys(api, raw_client, uid):
-    account = create_account(api, "alice")
+    account = seed_account(raw_client, "alice")
     reply = api.get(f"/accounts/{account}", headers={"Idempotency-Key": f"g-{uid}"})
     assert reply.status == 200
-    items = raw_client.query(
-        TableName="ddbguard-test",
-        KeyConditionExpression="PK = :pk",
-        ExpressionAttributeValues={":pk": {"S": "IDEMPOTENCY#get_account"}},
-    )["Items"]
-    assert items == []
+    assert _marker(raw_client, "get_account", f"g-{uid}") is None
 
 
-def test_idempotency_records_use_the_table_ttl_attribute(api, raw_client, uid):
-    account = open_funded_ledger(api, "alice", 0)
-    assert _deposit(api, account, 5, f"ttl-{uid}").status == 201
-    record = _record(raw_client, "deposit", f"ttl-{uid}")
-    assert record is not None and record["status"] == "COMPLETED"
+def test_markers_of_other_writes_expire_with_the_key_through_the_table_ttl(api, raw_client, uid):
+    body = {"email": f"{uid}@ttl.example", "username": f"t{uid}"}
+    assert api.post("/accounts", body, idempotency_key=f"ttl-{uid}").status == 201
+    marker = _marker(raw_client, "create_account", f"ttl-{uid}")
+    assert marker is not None and marker["response"]["email"] == body["email"]
     assert (
-        isinstance(record["expiration"], int)
-        and time.time() + 23 * 3600 < record["expiration"] < time.time() + 25 * 3600
+        isinstance(marker["expiration"], int)
+        and time.time() + 23 * 3600 < marker["expiration"] < time.time() + 25 * 3600
     )

@@ -19,9 +19,7 @@ import pytest
 
 import local.server as server
 from ddbguard.store import keys
-from ddbguard.store.codec import from_item, to_item
 from local.lambda_context import LambdaContext
-from local.scenarios import open_funded_ledger
 from tests.support.faults import (
     SimulatedCrash,
     crash_after_write,
@@ -30,6 +28,8 @@ from tests.support.faults import (
     timeouts_before_send,
     transaction_conflicts,
 )
+from tests.support.ledger_seed import open_funded_ledger
+from tests.support.table_reads import raw_item
 
 TRIALS = int(os.environ.get("DDBGUARD_FAULT_TRIALS", "3"))
 AMOUNT = 100
@@ -63,10 +63,8 @@ def _snapshot(raw_client, account_ids: list[str]) -> dict:
     """Each balance: its amounts and its version, which grows by one per applied movement."""
     state = {}
     for account_id in account_ids:
-        item = raw_client.get_item(
-            TableName="ddbguard-test", Key=to_item(keys.balance_key(account_id)), ConsistentRead=True
-        )["Item"]
-        balance = from_item(item)
+        balance = raw_item(raw_client, keys.balance_key(account_id))
+        assert balance is not None, account_id
         state[account_id] = {
             "cleared": balance["clearedCents"],
             "hold": balance["holdCents"],
@@ -94,8 +92,8 @@ class Money:
 
     def __init__(self, api, raw_client):
         self.api, self.raw = api, raw_client
-        self.account = open_funded_ledger(api, "alice", 10_000_000)
-        self.other = open_funded_ledger(api, "bob", 0)
+        self.account = open_funded_ledger(api, raw_client, "alice", 10_000_000)
+        self.other = open_funded_ledger(api, raw_client, "bob", 0)
 
     def _key(self) -> str:
         return f"setup-{uuid.uuid4()}"

@@ -10,8 +10,9 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from tests.support.ledger_invariants import assert_ledger_invariants, check_balance_values, plain
-from tests.support.ledger_seed import seed_account
+from tests.support.ledger_invariants import assert_ledger_invariants, check_balance_values
+from tests.support.ledger_seed import open_funded_ledger
+from tests.support.table_reads import plain
 
 # The bank test's operation count; the benchmark runs more with DDBGUARD_BANK_OPS.
 BANK_OPS = int(os.environ.get("DDBGUARD_BANK_OPS", "2000"))
@@ -20,19 +21,9 @@ BANK_WORKERS = 16
 INITIAL_CENTS = 10_000
 
 
-def open_ledger(api, raw_client, sub: str, deposit: int) -> str:
-    account_id = seed_account(raw_client, sub)
-    assert api.post(f"/accounts/{account_id}/ledger", sub=sub).status == 201
-    reply = api.post(
-        f"/accounts/{account_id}/ledger/deposits", {"amountCents": deposit}, sub=sub, idempotency_key=str(uuid.uuid4())
-    )
-    assert reply.status == 201
-    return account_id
-
-
 def test_hundred_withdrawals_race_for_fifty_withdrawals_worth(api, raw_client, uid):
     sub = f"owner-{uid}"
-    account_id = open_ledger(api, raw_client, sub, deposit=5_000)
+    account_id = open_funded_ledger(api, raw_client, sub, deposit=5_000)
     start = threading.Barrier(100)
 
     def withdraw(_: int):
@@ -98,7 +89,7 @@ def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_clie
     owner_of = {}
     for index in range(BANK_ACCOUNTS):
         sub = owners[index % 2]
-        owner_of[open_ledger(api, raw_client, sub, deposit=INITIAL_CENTS)] = sub
+        owner_of[open_funded_ledger(api, raw_client, sub, deposit=INITIAL_CENTS)] = sub
     accounts = list(owner_of)
     initial_total = INITIAL_CENTS * BANK_ACCOUNTS
     flows = Flows()

@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 
 from ddbguard.domain import orders
-from ddbguard.domain.ledger import new_balance_item
 from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import codec, keys
 from ddbguard.store.client import table_name
-from ddbguard.store.ids import now_iso
 from local.tokens import make_token
-from tests.support import ledger_seed
 from tests.support.call_counter import counting_calls, idempotency_record_call
 from tests.support.faults import hooked
+from tests.support.ledger_seed import seed_account, seed_balance
+from tests.support.settlement import settle_all
+from tests.support.table_reads import raw_collection, raw_item
 
 LINES = [
     {"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999},
@@ -33,43 +33,14 @@ LINES_TOTAL = 2 * 1999 + 250
 PUBLIC_FIELDS = {"orderId", "accountId", "status", "items", "totalCents", "version", "createdAt", "updatedAt"}
 
 
-# --- seeding and reading the table directly --------------------------------------------------
-
-
-def seed_account(raw_client, account_id: str, owner_sub: str) -> None:
-    """An account with its two locks, straight into the table (orders tests do not need the account routes)."""
-    ledger_seed.seed_account(raw_client, owner_sub, account_id)
-
-
-def seed_balance(raw_client, account_id: str, owner_sub: str, available_cents: int) -> None:
-    item = new_balance_item(account_id, owner_sub, now_iso())
-    item.update({"version": 0, "clearedCents": available_cents, "availableCents": available_cents})
-    raw_client.put_item(TableName=table_name(), Item=codec.to_item(item))
-
-
-def read_item(raw_client, key: dict[str, str]) -> dict[str, Any] | None:
-    response = raw_client.get_item(TableName=table_name(), Key=codec.to_item(key), ConsistentRead=True)
-    return codec.from_item(response.get("Item"))
-
-
 def ledger_entries(raw_client, account_id: str) -> list[dict[str, Any]]:
-    response = raw_client.query(
-        TableName=table_name(),
-        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
-        ExpressionAttributeValues={
-            ":pk": {"S": keys.account_partition(account_id)},
-            ":prefix": {"S": keys.ENTRY_PREFIX},
-        },
-        ConsistentRead=True,
-    )
-    return [codec.from_item(item) for item in response["Items"]]
+    return raw_collection(raw_client, keys.account_partition(account_id), keys.ENTRY_PREFIX)
 
 
 def new_order(api, raw_client, uid: str, sub: str = "alice", lines: list | None = None, **body: Any) -> dict:
     """An account of `sub` (seeded) and a PENDING order on it, created through the handler."""
     account_id = body.pop("accountId", None) or f"acct-{uid}"
-    seed_account(raw_client, account_id, sub)
+    seed_account(raw_client, sub, account_id)
     reply = api.post("/orders", {"accountId": account_id, "items": lines or LINES, **body}, sub=sub)
     assert reply.status == 201, reply.json
     return reply.json
@@ -80,7 +51,7 @@ def order_path(order: dict) -> str:
 
 
 def stored_order(raw_client, order_id: str) -> dict[str, Any] | None:
-    return read_item(raw_client, keys.order_key(order_id))
+    return raw_item(raw_client, keys.order_key(order_id))
 
 
 def move(api, order: dict, *statuses: str, sub: str = "alice") -> dict:
@@ -96,7 +67,7 @@ def move(api, order: dict, *statuses: str, sub: str = "alice") -> dict:
 
 def test_create_answers_201_with_etag_0_and_location(api, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
 
     reply = api.post("/orders", {"accountId": account_id, "items": LINES}, sub="alice")
 
@@ -135,7 +106,7 @@ def test_get_answers_the_order_with_its_etag_to_its_owner_and_admins_only(api, r
 
 
 def test_create_refuses_an_account_that_is_absent_or_not_yours(api, raw_client, uid):
-    seed_account(raw_client, f"bobs-{uid}", "bob")
+    seed_account(raw_client, "bob", f"bobs-{uid}")
 
     absent = api.post("/orders", {"accountId": f"none-{uid}", "items": LINES, "orderId": f"o1-{uid}"}, sub="alice")
     foreign = api.post("/orders", {"accountId": f"bobs-{uid}", "items": LINES, "orderId": f"o2-{uid}"}, sub="alice")
@@ -161,7 +132,7 @@ def test_create_with_an_existing_client_order_id_is_409_and_never_overwrites(api
 
 def test_create_refuses_a_total_over_the_money_limit(api, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
     lines = [{"sku": "GOLD", "quantity": 2, "unitPriceCents": 60_000_000_000}]
 
     reply = api.post("/orders", {"accountId": account_id, "items": lines, "orderId": f"big-{uid}"})
@@ -173,7 +144,7 @@ def test_create_refuses_a_total_over_the_money_limit(api, raw_client, uid):
 
 def test_create_with_idempotency_key_replays_the_first_201(api, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
     body = {"accountId": account_id, "items": LINES}
 
     first = api.post("/orders", body, idempotency_key=f"k-{uid}")
@@ -189,7 +160,7 @@ def test_create_with_idempotency_key_replays_the_first_201(api, raw_client, uid)
 def test_create_replay_without_the_idempotency_record_answers_from_the_stored_order(raw_client, uid):
     """The Powertools record lost: the deterministic order id and createdByRequest recognise the retry."""
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
     identity = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-1")
 
     first = orders.create("alice", account_id, LINES, identity=identity)
@@ -313,7 +284,8 @@ def test_pay_debits_the_ledger_writes_one_entry_and_marks_the_order_paid(api, ra
     assert reply.json["version"] == 1
     assert reply.header("ETag") == '"1"'
     assert api.get(order_path(order)).json == reply.json
-    balance = read_item(raw_client, keys.balance_key(order["accountId"]))
+    settle_all()  # the table stream's settlement moves availableCentsAfter onto the entry
+    balance = raw_item(raw_client, keys.balance_key(order["accountId"]))
     assert balance["clearedCents"] == balance["availableCents"] == 10_000 - LINES_TOTAL
     assert balance["pending"] == {}
     [entry] = ledger_entries(raw_client, order["accountId"])
@@ -324,7 +296,7 @@ def test_pay_debits_the_ledger_writes_one_entry_and_marks_the_order_paid(api, ra
 
     again = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
     assert (again.status, again.json) == (200, reply.json)
-    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+    assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
 
 
 def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once(api, raw_client, uid):
@@ -338,7 +310,7 @@ def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once
     assert second == first
     assert first["status"] == "PAID"
     assert len(ledger_entries(raw_client, order["accountId"])) == 1
-    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+    assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
     other = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-2")
     with pytest.raises(IdempotencyKeyReused):
         orders.pay(order["orderId"], "alice", other)
@@ -357,22 +329,22 @@ def _refused_payment(api, ddb_client, order: dict, key: str):
 
 
 @pytest.mark.parametrize("cause", ["insufficient_funds", "ledger_not_found", "invalid_transition"])
-def test_each_pay_refusal_makes_one_write_and_no_read_but_the_order(api, raw_client, ddb_client, uid, cause):
+def test_each_pay_refusal_makes_one_write_and_one_read_of_order_and_marker(api, raw_client, ddb_client, uid, cause):
     order = new_order(api, raw_client, uid)
     if cause == "insufficient_funds":
         seed_balance(raw_client, order["accountId"], "alice", LINES_TOTAL - 1)
     if cause == "invalid_transition":
         seed_balance(raw_client, order["accountId"], "alice", 10 * LINES_TOTAL)
         order = move(api, order, "PAID", "SHIPPED")
-    balance_before = read_item(raw_client, keys.balance_key(order["accountId"]))
+    balance_before = raw_item(raw_client, keys.balance_key(order["accountId"]))
     order_before = stored_order(raw_client, order["orderId"])
 
     reply, calls = _refused_payment(api, ddb_client, order, f"pay-{uid}")
 
     assert reply.code == cause
     assert reply.status == (404 if cause == "ledger_not_found" else 409)
-    assert calls.calls == ["GetItem", "TransactWriteItems"]
-    assert read_item(raw_client, keys.balance_key(order["accountId"])) == balance_before
+    assert calls.calls == ["BatchGetItem", "TransactWriteItems"]  # the order and the request's marker, together
+    assert raw_item(raw_client, keys.balance_key(order["accountId"])) == balance_before
     assert stored_order(raw_client, order["orderId"]) == order_before
     assert ledger_entries(raw_client, order["accountId"]) == []
     if cause == "insufficient_funds":
@@ -413,7 +385,7 @@ def test_pay_rereads_and_retries_when_it_lost_a_version_race(api, raw_client, dd
     assert calls.count("TransactWriteItems") == 3
     assert stored_order(raw_client, order["orderId"])["status"] == "PAID"
     assert len(ledger_entries(raw_client, order["accountId"])) == 1
-    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
+    assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
 
 
 def test_pay_that_keeps_losing_the_race_answers_503_and_writes_nothing(api, raw_client, ddb_client, uid):
@@ -427,7 +399,7 @@ def test_pay_that_keeps_losing_the_race_answers_503_and_writes_nothing(api, raw_
     assert reply.header("Retry-After")
     assert stored_order(raw_client, order["orderId"])["status"] == "PENDING"
     assert ledger_entries(raw_client, order["accountId"]) == []
-    assert read_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000
+    assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000
 
 
 # --- through HTTP --------------------------------------------------------------------------------
@@ -448,7 +420,7 @@ def http(url: str, method: str, body: Any = None, *, sub: str = "alice", headers
 
 def test_conditional_requests_over_http(local_server, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
 
     status, headers, _ = http(f"{local_server}/orders", "POST", {"accountId": account_id, "items": LINES})
     assert (status, headers["ETag"]) == (201, '"0"')

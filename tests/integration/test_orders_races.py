@@ -14,12 +14,11 @@ from tests.integration.test_orders import (
     ledger_entries,
     new_order,
     order_path,
-    read_item,
-    seed_account,
-    seed_balance,
     stored_order,
 )
 from tests.support.faults import blocked_writes
+from tests.support.ledger_seed import seed_account, seed_balance
+from tests.support.table_reads import raw_item
 
 
 def test_lost_update_race_over_http_has_exactly_one_winner(local_server, api, raw_client, uid):
@@ -56,7 +55,7 @@ def test_lost_update_race_over_http_has_exactly_one_winner(local_server, api, ra
 
 def test_payments_of_ten_orders_against_funds_for_four(api, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
     lines = [{"sku": "LAMP", "quantity": 1, "unitPriceCents": 2500}]
     placed = [new_order(api, raw_client, f"{uid}-{n}", lines=lines, accountId=account_id) for n in range(10)]
     seed_balance(raw_client, account_id, "alice", 4 * 2500)
@@ -71,7 +70,7 @@ def test_payments_of_ten_orders_against_funds_for_four(api, raw_client, uid):
     def watch_balance() -> None:
         # The balance is sampled while the payments run: it must never be seen below zero.
         while racing.is_set():
-            balance = read_item(raw_client, keys.balance_key(account_id))
+            balance = raw_item(raw_client, keys.balance_key(account_id))
             lowest_seen.append(min(balance["availableCents"], balance["clearedCents"]))
 
     racing.set()
@@ -90,7 +89,7 @@ def test_payments_of_ten_orders_against_funds_for_four(api, raw_client, uid):
     assert len(refused) == 6
     assert {r.code for r in refused} == {"insufficient_funds"}
     assert lowest_seen and min(lowest_seen) >= 0
-    balance = read_item(raw_client, keys.balance_key(account_id))
+    balance = raw_item(raw_client, keys.balance_key(account_id))
     assert balance["availableCents"] == balance["clearedCents"] == 0
     entries = ledger_entries(raw_client, account_id)
     assert sum(e["amountCents"] for e in entries) == 4 * 2500
@@ -135,7 +134,7 @@ def _pay_then_stale_cancel(api, order: dict):
 
 def test_payment_racing_a_cancel_is_all_or_nothing(api, ddb_client, raw_client, uid):
     account_id = f"acct-{uid}"
-    seed_account(raw_client, account_id, "alice")
+    seed_account(raw_client, "alice", account_id)
     funds = 1_000_000
     seed_balance(raw_client, account_id, "alice", funds)
     outcomes = []
@@ -165,6 +164,6 @@ def test_payment_racing_a_cancel_is_all_or_nothing(api, ddb_client, raw_client, 
 
     paid_total = sum(e["amountCents"] for e in ledger_entries(raw_client, account_id))
     assert paid_total == outcomes.count("PAID") * LINES_TOTAL
-    balance = read_item(raw_client, keys.balance_key(account_id))
+    balance = raw_item(raw_client, keys.balance_key(account_id))
     assert balance["availableCents"] == balance["clearedCents"] == funds - paid_total
     assert outcomes[:2] == ["CANCELLED", "PAID"]

@@ -8,12 +8,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
+from tests.support import settlement
+from tests.support.table_reads import raw_collection, raw_item
 
 CLEARED_SIGN = {
     "deposit": 1,
@@ -25,25 +24,6 @@ CLEARED_SIGN = {
     "release": 0,
 }
 HELD_SIGN = {"hold": 1, "capture": -1, "release": -1}
-
-_deserializer = TypeDeserializer()
-
-
-def plain(item: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A raw DynamoDB item as Python values (numbers as int)."""
-    if item is None:
-        return None
-
-    def convert(value: Any) -> Any:
-        if isinstance(value, Decimal):
-            return int(value)
-        if isinstance(value, dict):
-            return {k: convert(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [convert(v) for v in value]
-        return value
-
-    return {name: convert(_deserializer.deserialize(value)) for name, value in item.items()}
 
 
 @dataclass
@@ -72,34 +52,11 @@ class LedgerSnapshot:
         return [e for e in self.entries if e["type"] == entry_type]
 
 
-def _table() -> str:
-    return os.environ["TABLE_NAME"]
-
-
-def _collection(raw_client, account_id: str, prefix: str) -> list[dict[str, Any]]:
-    items, start = [], None
-    while True:
-        request = {
-            "TableName": _table(),
-            "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
-            "ExpressionAttributeNames": {"#pk": "PK", "#sk": "SK"},
-            "ExpressionAttributeValues": {":pk": {"S": f"ACCT#{account_id}"}, ":prefix": {"S": prefix}},
-            "ConsistentRead": True,
-        }
-        if start:
-            request["ExclusiveStartKey"] = start
-        response = raw_client.query(**request)
-        items += [plain(item) for item in response["Items"]]
-        start = response.get("LastEvaluatedKey")
-        if not start:
-            return items
-
-
 def read_ledger(raw_client, account_id: str) -> LedgerSnapshot:
-    key = {"PK": {"S": f"ACCT#{account_id}"}, "SK": {"S": "BALANCE"}}
-    balance = plain(raw_client.get_item(TableName=_table(), Key=key, ConsistentRead=True).get("Item"))
+    partition = f"ACCT#{account_id}"
+    balance = raw_item(raw_client, {"PK": partition, "SK": "BALANCE"})
     return LedgerSnapshot(
-        balance, _collection(raw_client, account_id, "TXN#"), _collection(raw_client, account_id, "HOLD#")
+        balance, raw_collection(raw_client, partition, "TXN#"), raw_collection(raw_client, partition, "HOLD#")
     )
 
 
@@ -113,7 +70,8 @@ def check_balance_values(balance: dict[str, Any]) -> None:
 
 
 def assert_ledger_invariants(raw_client, account_id: str) -> LedgerSnapshot:
-    """Check every invariant of one ledger at rest; returns what was read."""
+    """Check every invariant of one ledger at rest (the stream's settlement run first); returns what was read."""
+    settlement.settle_all()
     snapshot = read_ledger(raw_client, account_id)
     assert snapshot.balance is not None, f"no balance item for {account_id}"
     check_balance_values(snapshot.balance)
@@ -121,4 +79,11 @@ def assert_ledger_invariants(raw_client, account_id: str) -> LedgerSnapshot:
     assert snapshot.held == sum(HELD_SIGN.get(e["type"], 0) * e["amountCents"] for e in snapshot.entries), snapshot
     assert snapshot.held == sum(h["amountCents"] for h in snapshot.holds if h["status"] == "OPEN"), snapshot
     assert all(e["accountId"] == account_id and e["amountCents"] > 0 for e in snapshot.entries), snapshot
+    assert all(e.get("availableCentsAfter") is not None for e in snapshot.entries), "an entry left unsettled"
+    assert snapshot.balance.get("pending") in ({}, None), "settled values left in pending"
     return snapshot
+
+
+def balance_of(snapshot: LedgerSnapshot) -> tuple[int, int, int]:
+    """(cleared, held, available) of a snapshot."""
+    return snapshot.cleared, snapshot.held, snapshot.available

@@ -1,13 +1,24 @@
-"""Accounts for ledger tests, written straight into the table in the contract's format (section 4).
+"""The one place tests get accounts, balances and funded ledgers from.
 
-Ledger tests need an account to open a ledger on, not the account routes; each account comes
-with its two lock items so the table stays consistent for the lock audit.
+- `seed_account`: an account in the contract's format (section 4), written straight into the
+  table with its two lock items (so the lock audit stays clean); for suites that need an
+  account, not the account routes.
+- `seed_balance`: a balance item with any amounts and no entries, written straight into the
+  table; for suites that need money on an account, not the ledger routes (orders, deletes).
+- `open_funded_ledger`: a seeded account whose ledger is opened and funded through the ledger
+  routes (the handlers), so its entries and balance agree.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+
+from ddbguard.domain.ledger import new_balance_item
+from local.api_client import ApiClient
+from tests.support.table_reads import attribute_values
+
+SEEDED_AT = "2025-01-01T00:00:00.000Z"
 
 
 def seed_account(raw_client, owner_sub: str, account_id: str | None = None) -> str:
@@ -24,8 +35,8 @@ def seed_account(raw_client, owner_sub: str, account_id: str | None = None) -> s
         "username": {"S": username},
         "displayName": {"S": "Ledger Test"},
         "version": {"N": "0"},
-        "createdAt": {"S": "2025-01-01T00:00:00.000Z"},
-        "updatedAt": {"S": "2025-01-01T00:00:00.000Z"},
+        "createdAt": {"S": SEEDED_AT},
+        "updatedAt": {"S": SEEDED_AT},
     }
     owner = {"S": f"ACCT#{account_id}"}
     locks = [
@@ -35,4 +46,31 @@ def seed_account(raw_client, owner_sub: str, account_id: str | None = None) -> s
     raw_client.transact_write_items(
         TransactItems=[{"Put": {"TableName": table, "Item": item}} for item in (account, *locks)]
     )
+    return account_id
+
+
+def seed_balance(
+    raw_client, account_id: str, owner_sub: str, cleared_cents: int, held_cents: int = 0, version: int = 0
+) -> None:
+    """A balance item as the ledger would hold it (available = cleared - held), without entries."""
+    item = new_balance_item(account_id, owner_sub, SEEDED_AT)
+    item.update(
+        clearedCents=cleared_cents, holdCents=held_cents, availableCents=cleared_cents - held_cents, version=version
+    )
+    raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=attribute_values(item))
+
+
+def open_funded_ledger(api: ApiClient, raw_client, sub: str, deposit: int = 0) -> str:
+    """A seeded account of `sub` with its ledger opened and (when `deposit`) one deposit, through the handlers."""
+    account_id = seed_account(raw_client, sub)
+    opened = api.post(f"/accounts/{account_id}/ledger", sub=sub)
+    assert opened.status == 201, opened.json
+    if deposit:
+        funded = api.post(
+            f"/accounts/{account_id}/ledger/deposits",
+            {"amountCents": deposit},
+            sub=sub,
+            idempotency_key=f"seed-{uuid.uuid4()}",
+        )
+        assert funded.status == 201, funded.json
     return account_id

@@ -1,15 +1,71 @@
-"""Reading the table directly in assertions (a separate client, consistent reads)."""
+"""Reading the table directly in assertions (a separate client, consistent reads, never through ddbguard)."""
 
 from __future__ import annotations
 
 import os
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+_deserializer = TypeDeserializer()
+_serializer = TypeSerializer()
+
+
+def _table(table: str | None) -> str:
+    return table or os.environ["TABLE_NAME"]
+
+
+def _python(value: Any) -> Any:
+    # Every number the service stores is an integer (cents, versions, counts, epoch seconds).
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else value
+    if isinstance(value, dict):
+        return {k: _python(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_python(v) for v in value]
+    return value
+
+
+def plain(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A raw DynamoDB item (attribute values) as Python values, integral numbers as int."""
+    if item is None:
+        return None
+    return {name: _python(_deserializer.deserialize(value)) for name, value in item.items()}
+
+
+def attribute_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Python values (a key, an item) as DynamoDB attribute values."""
+    return {name: _serializer.serialize(value) for name, value in values.items()}
+
+
+def raw_item(raw_client, key: dict[str, str], table: str | None = None) -> dict[str, Any] | None:
+    """The stored item at `key` (plain strings, e.g. from `ddbguard.store.keys`), or None."""
+    response = raw_client.get_item(TableName=_table(table), Key=attribute_values(key), ConsistentRead=True)
+    return plain(response.get("Item"))
+
+
+def raw_collection(raw_client, partition: str, sort_prefix: str, table: str | None = None) -> list[dict[str, Any]]:
+    """Every item of `partition` whose sort key starts with `sort_prefix`, every page of the Query."""
+    items, start = [], None
+    while True:
+        request = {
+            "TableName": _table(table),
+            "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
+            "ExpressionAttributeNames": {"#pk": "PK", "#sk": "SK"},
+            "ExpressionAttributeValues": {":pk": {"S": partition}, ":prefix": {"S": sort_prefix}},
+            "ConsistentRead": True,
+        }
+        if start:
+            request["ExclusiveStartKey"] = start
+        response = raw_client.query(**request)
+        items += [plain(item) for item in response["Items"]]
+        start = response.get("LastEvaluatedKey")
+        if not start:
+            return items
 
 
 def lock_owner(raw_client, kind: str, value: str, table: str | None = None) -> str | None:
     """The `owner` of the lock for a normalised value (kind EMAIL or HANDLE), or None."""
-    item = raw_client.get_item(
-        TableName=table or os.environ["TABLE_NAME"],
-        Key={"PK": {"S": f"UNIQ#{kind}#{value}"}, "SK": {"S": "LOCK"}},
-        ConsistentRead=True,
-    ).get("Item")
-    return item["owner"]["S"] if item else None
+    item = raw_item(raw_client, {"PK": f"UNIQ#{kind}#{value}", "SK": "LOCK"}, table)
+    return item["owner"] if item else None

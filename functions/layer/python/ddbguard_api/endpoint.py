@@ -20,6 +20,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
 from ddbguard.errors import DomainError
+from ddbguard.guards import replays
 from ddbguard.observability import logger, metrics, metrics_lock, tracer
 from ddbguard_api import error_responses
 from ddbguard_api.idempotency import IdempotentExecution
@@ -27,6 +28,8 @@ from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
 
 Operation = Callable[[Request[Any]], Reply]
+# Stripe's name for it: the response is the first attempt's, given again.
+REPLAYED_HEADER = "Idempotent-Replayed"
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
@@ -62,13 +65,17 @@ class Endpoint:
         return function
 
     def _execute(self, request: Request[Any]) -> dict[str, Any]:
-        """Run the operation; domain refusals become problem responses (and are cached like
-        successes), Busy propagates (never cached: the client should retry)."""
+        """Run the operation; domain refusals become problem responses, Busy propagates (the client
+        retries). A response given again from an earlier attempt's record says so in a header."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
+        replays.begin_request()
         try:
-            return _json_response(self._operation(request))
+            response = _json_response(self._operation(request))
         except DomainError as error:
             return error_responses.refusal(error, self.route.key)
+        if replays.was_replayed():
+            response["headers"][REPLAYED_HEADER] = "true"
+        return response
 
     def _resolve(self, **path: str) -> Response:
         event = self.app.current_event.raw_event

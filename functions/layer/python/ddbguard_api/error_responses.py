@@ -26,7 +26,7 @@ EXPECTED = (
 
 
 def refusal(error: DomainError, route_key: str) -> dict[str, Any]:
-    """A domain refusal: answered, and cached under an Idempotency-Key like a success."""
+    """A domain refusal: it wrote nothing, its marker included, so a retry with the same key decides afresh."""
     logger.info("refused", extra={"code": error.code, "route": route_key})
     return problems.from_domain_error(error)
 

@@ -21,7 +21,7 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.normalize import clean_display_name, normalised_unique_fields
 from ddbguard.domain.projections import public_account
-from ddbguard.errors import BalanceNotZero, DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.errors import AlreadyExists, BalanceNotZero, DomainError, NotFound, UniqueViolation, VersionConflict
 from ddbguard.guards import replays, uniqueness, versioning
 from ddbguard.guards.ownership import is_visible, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
@@ -72,7 +72,7 @@ def _unique_violation(fields: list[str]) -> UniqueViolation:
     return UniqueViolation(fields)
 
 
-def _commit(actions: list[Action], releases: list[Action], token: str | None) -> None:
+def _commit(actions: list[Action], releases: list[Action]) -> None:
     """Run `actions + releases` as one transaction.
 
     A release whose lock another owner holds (a broken table; the lock audit reports it) fails
@@ -80,7 +80,7 @@ def _commit(actions: list[Action], releases: list[Action], token: str | None) ->
     refusing the owner's change for ever. Positions of `actions` are the same in both attempts.
     """
     try:
-        writes.transact_write(actions + releases, token=token)
+        writes.transact_write(actions + releases)
     except TransactionCancelled as cancelled:
         if not releases or any(cancelled.failed(i) for i in range(len(actions))):
             raise
@@ -121,19 +121,26 @@ def create_account(
     if display_name is not None:
         item["displayName"] = clean_display_name(display_name)
     values = protected_values(unique)
-    actions = [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)]
+    created = public_account(versioning.as_created(item))
+    offset = 0 if identity is None else 1  # the request marker leads the transaction
+    actions = replays.with_marker(
+        [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)],
+        identity,
+        created,
+    )
     try:
-        writes.transact_write(actions, token=identity.transaction_token if identity else None)
+        writes.transact_write(actions)
     except TransactionCancelled as cancelled:
-        if cancelled.failed(0):
-            if replays.is_own_create(cancelled.item(0), identity):
-                return public_account(cancelled.item(0) or {})
-            raise RuntimeError("a fresh account id collided with an existing account") from None
-        taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(values)})
+        replay, first = replays.replayed(cancelled, identity)
+        if replay:
+            return dict(first)
+        if cancelled.failed(offset):
+            raise AlreadyExists(f"Account {account_id} already exists.") from None
+        taken = uniqueness.taken_fields(cancelled, {offset + 1 + i: value for i, value in enumerate(values)})
         if taken:
             raise _unique_violation(taken) from None
         raise
-    return public_account(versioning.as_created(item))
+    return created
 
 
 # --- read -------------------------------------------------------------------------------------
@@ -172,6 +179,10 @@ def update_account(
     set_values: dict[str, Any] = {**unique, UPDATED_AT: now_iso()}
     if display_name is not None:
         set_values["displayName"] = clean_display_name(display_name)
+    key = keys.account_key(account_id)
+    if not unique:
+        # Nothing unique changes: no lock to learn about, so no read before the write.
+        return _update_in_place(account_id, owner_sub, expected, set_values, identity)
     current = _owned_account(account_id, owner_sub)
     owner = owner_of(account_id)
     reserves: list[Action] = []
@@ -187,24 +198,49 @@ def update_account(
         reserves += reserve
         releases += release
         reserved += [new] if reserve else []
-    key = keys.account_key(account_id)
     if not reserves and not releases:
-        try:
-            written = versioning.update_item(key, expected, set_values=set_values, condition=_owned_by(owner_sub))
-        except ConditionFailed as failed:
-            raise _refusal(account_id, owner_sub, expected, failed.item) from None
-        return public_account(written)
-    account_update = versioning.update_action(key, expected, set_values=set_values, condition=_owned_by(owner_sub))
+        return _update_in_place(account_id, owner_sub, expected, set_values, identity)
+    updated = public_account({**current, **set_values, VERSION: expected + 1})
+    offset = 0 if identity is None else 1
+    # Stamped too: a retry that finds the values already moved takes the in-place path and must know its change.
+    account_update = versioning.update_action(
+        key, expected, set_values={**set_values, **replays.update_stamp(identity)}, condition=_owned_by(owner_sub)
+    )
     try:
-        _commit([account_update, *reserves], releases, identity.transaction_token if identity else None)
+        _commit(
+            replays.with_marker([account_update, *reserves], identity, updated),
+            releases,
+        )
     except TransactionCancelled as cancelled:
-        if cancelled.failed(0):
-            raise _refusal(account_id, owner_sub, expected, cancelled.item(0)) from None
-        taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(reserved)})
+        replay, first = replays.replayed(cancelled, identity)
+        if replay:
+            return dict(first)
+        if cancelled.failed(offset):
+            raise _refusal(account_id, owner_sub, expected, cancelled.item(offset)) from None
+        taken = uniqueness.taken_fields(cancelled, {offset + 1 + i: value for i, value in enumerate(reserved)})
         if taken:
             raise _unique_violation(taken) from None
         raise
-    return public_account({**current, **set_values, VERSION: expected + 1})
+    return updated
+
+
+def _update_in_place(
+    account_id: str, owner_sub: str, expected: int, set_values: dict[str, Any], identity: RequestIdentity | None
+) -> dict[str, Any]:
+    """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the account, so a retry
+    recognises its own change in the failed guard's ALL_OLD item."""
+    try:
+        written = versioning.update_item(
+            keys.account_key(account_id),
+            expected,
+            set_values={**set_values, **replays.update_stamp(identity)},
+            condition=_owned_by(owner_sub),
+        )
+    except ConditionFailed as failed:
+        if replays.is_own_update(failed.item, identity, expected):
+            return public_account(failed.item or {})
+        raise _refusal(account_id, owner_sub, expected, failed.item) from None
+    return public_account(written)
 
 
 # --- delete -----------------------------------------------------------------------------------
@@ -221,19 +257,36 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
     Ledger entries are kept (they are the history). Refused with BalanceNotZero while the
     ledger holds money, cleared or held.
     """
-    current = _owned_account(account_id, owner_sub)
-    actions = [
-        versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
-        writes.delete(keys.balance_key(account_id), _ledger_is_empty()),
-    ]
+    if identity is None:
+        item = reads.get_item(keys.account_key(account_id))
+    else:  # with its marker, in the same call: a retry of a delete that went through answers 204 from it
+        item, marker = replays.read_with_marker(keys.account_key(account_id), identity)
+        if marker is not None:
+            replays.first_response(marker, identity)
+            return
+    if item is None or not is_visible(item, owner_sub):
+        raise _not_found(account_id)
+    current = item
+    offset = 0 if identity is None else 1
+    actions = replays.with_marker(
+        [
+            versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
+            writes.delete(keys.balance_key(account_id), _ledger_is_empty()),
+        ],
+        identity,
+        None,
+    )
     releases = uniqueness.release_unique_values(owner_of(account_id), protected_values(current))
     try:
-        _commit(actions, releases, identity.transaction_token if identity else None)
+        _commit(actions, releases)
     except TransactionCancelled as cancelled:
-        if cancelled.failed(0):
-            raise _refusal(account_id, owner_sub, expected, cancelled.item(0)) from None
-        if cancelled.failed(1):
-            balance = cancelled.item(1) or {}
+        replay, _ = replays.replayed(cancelled, identity)
+        if replay:
+            return
+        if cancelled.failed(offset):
+            raise _refusal(account_id, owner_sub, expected, cancelled.item(offset)) from None
+        if cancelled.failed(offset + 1):
+            balance = cancelled.item(offset + 1) or {}
             raise BalanceNotZero(
                 f"Account {account_id} still holds money; empty its ledger first.",
                 extra={CLEARED: int(balance.get(CLEARED, 0)), HELD: int(balance.get(HELD, 0))},

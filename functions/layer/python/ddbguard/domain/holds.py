@@ -25,7 +25,7 @@ from ddbguard.guards import money, replays
 from ddbguard.guards.money import BalanceChange, ExtraGuardFailed
 from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
-from ddbguard.store import keys, reads, writes
+from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
 from ddbguard.store.schema import AMOUNT, CREATED_AT, KIND, OWNER_SUB, PARTITION_KEY, STATUS, UPDATED_AT
 
@@ -95,7 +95,11 @@ def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: Reque
 def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> dict[str, Any]:
     # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
     hold_key = keys.hold_key(account_id, hold_id)
-    hold = visible_or_refuse(reads.get_item(hold_key), caller_sub, lambda: _hold_not_found(hold_id))
+    stored, marker = replays.read_with_marker(hold_key, identity)
+    if marker is not None:  # this request settled it before: its first answer, from that one read
+        replayed = money.replay(marker, identity)
+        return _reply(replayed.entries[0], replayed.result)
+    hold = visible_or_refuse(stored, caller_sub, lambda: _hold_not_found(hold_id))
     amount = int(hold[AMOUNT])
     # A settled hold still goes through the write: a retry of the request that settled it is
     # recognised by its marker and answered with the first result, anything else is refused there.

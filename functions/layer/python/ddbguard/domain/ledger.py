@@ -52,22 +52,25 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
     item = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
-    actions = [
-        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
-        versioning.create_action(item),
-    ]
+    opened = public_balance(versioning.as_created(item))
+    offset = 0 if identity is None else 1  # the request marker leads the transaction
+    actions = replays.with_marker(
+        [writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)), versioning.create_action(item)],
+        identity,
+        opened,
+    )
     try:
-        writes.transact_write(actions, token=identity.transaction_token if identity else None)
+        writes.transact_write(actions)
     except writes.TransactionCancelled as cancelled:
-        if cancelled.failed(_ACCOUNT_CHECK):
+        replay, first = replays.replayed(cancelled, identity)
+        if replay:
+            return dict(first)
+        if cancelled.failed(offset + _ACCOUNT_CHECK):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
-        if cancelled.failed(_BALANCE_CREATE):
-            existing = cancelled.item(_BALANCE_CREATE)
-            if replays.is_own_create(existing, identity):
-                return public_balance(existing or {})  # a retry of the request that opened it
+        if cancelled.failed(offset + _BALANCE_CREATE):
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
-    return public_balance(versioning.as_created(item))
+    return opened
 
 
 def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from ddbguard.errors import (
     AlreadyExists,
     DomainError,
     FieldError,
-    IdempotencyKeyReused,
     InvalidInput,
     InvalidTransition,
     NotFound,
@@ -47,6 +46,7 @@ from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import new_id, now_iso
 from ddbguard.store.schema import CREATED_AT, KIND, OWNER_SUB, STATUS, UPDATED_AT, VERSION
+from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
 DELETED = "DELETED"  # the "status" a delete asks for, in refusals only
@@ -102,21 +102,23 @@ def create(
         UPDATED_AT: now,
         **replays.request_stamp(identity),
     }
-    actions = [
-        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
-        versioning.create_action(item),
-    ]
+    created = public_order(versioning.as_created(item))
+    offset = 0 if identity is None else 1  # the request marker leads the transaction
+    actions = replays.with_marker(
+        [writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)), versioning.create_action(item)],
+        identity,
+        created,
+    )
     try:
-        writes.transact_write(actions, token=identity.transaction_token if identity is not None else None)
+        writes.transact_write(actions)
     except writes.TransactionCancelled as cancelled:
-        stored = cancelled.item(1) if cancelled.failed(1) else None
-        if replays.is_own_create(stored, identity):
-            # This request created it before (its response was lost): answer as the first time.
-            return public_order(stored or {})
-        if cancelled.failed(0):
+        replay, first = replays.replayed(cancelled, identity)
+        if replay:
+            return dict(first)
+        if cancelled.failed(offset):
             raise NotFound("account_not_found", f"No account {account_id}.", field="accountId") from None
         raise AlreadyExists(f"Order {order_id} already exists.") from None
-    return public_order(versioning.as_created(item))
+    return created
 
 
 def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any]:
@@ -127,26 +129,45 @@ def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any
 # --- versioned status change and delete ---------------------------------------------------
 
 
-def update_status(order_id: str, caller_sub: str, target: str, expected: int) -> dict[str, Any]:
+def update_status(
+    order_id: str, caller_sub: str, target: str, expected: int, identity: RequestIdentity | None = None
+) -> dict[str, Any]:
     """Move the order to `target` if it is the caller's, at `expected`, and the move is allowed:
-    one UpdateItem whose condition says all three."""
+    one UpdateItem whose condition says all three (with an Idempotency-Key, stamped with the request)."""
     guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(target)
     try:
         item = versioning.update_item(
-            keys.order_key(order_id), expected, set_values={STATUS: target, UPDATED_AT: now_iso()}, condition=guard
+            keys.order_key(order_id),
+            expected,
+            set_values={STATUS: target, UPDATED_AT: now_iso(), **replays.update_stamp(identity)},
+            condition=guard,
         )
     except writes.ConditionFailed as failed:
+        if replays.is_own_update(failed.item, identity, expected):
+            return public_order(failed.item or {})
         raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
     return public_order(item)
 
 
-def delete(order_id: str, caller_sub: str, expected: int) -> None:
-    """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED."""
+def delete(order_id: str, caller_sub: str, expected: int, identity: RequestIdentity | None = None) -> None:
+    """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED: one DeleteItem, or with
+    an Idempotency-Key one transaction with the request marker (a retry answers 204 again, not 404)."""
     guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
+    key = keys.order_key(order_id)
+    if identity is None:
+        try:
+            versioning.delete_item(key, expected, condition=guard)
+        except writes.ConditionFailed as failed:
+            raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
+        return
     try:
-        versioning.delete_item(keys.order_key(order_id), expected, condition=guard)
-    except writes.ConditionFailed as failed:
-        raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
+        writes.transact_write(
+            replays.with_marker([versioning.delete_action(key, expected, condition=guard)], identity, None),
+        )
+    except writes.TransactionCancelled as cancelled:
+        replay, _ = replays.replayed(cancelled, identity)
+        if not replay:
+            raise _refusal(order_id, cancelled.item(1), caller_sub, expected, DELETED) from None
 
 
 # --- payment ------------------------------------------------------------------------------
@@ -159,21 +180,24 @@ class _LostRace(Exception):
 def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
     """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc).
 
-    A concurrent change of the order between read and write is retried from a fresh read,
-    a bounded number of times (ddbguard.guards.retry).
+    The order and the request's marker are read together (one BatchGetItem): a retry of a payment
+    that went through answers from its marker at once. A concurrent change of the order between read
+    and write is retried from a fresh read, a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: reads.get_item(keys.order_key(order_id)),
-        decide_and_write=lambda order: _pay_once(order_id, order, caller_sub, identity),
+        read=lambda: replays.read_with_marker(keys.order_key(order_id), identity),
+        decide_and_write=lambda state: _pay_once(order_id, state[0], state[1], caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
 
 
 def _pay_once(
-    order_id: str, order: dict[str, Any] | None, caller_sub: str, identity: RequestIdentity
+    order_id: str, order: Item | None, marker: Item | None, caller_sub: str, identity: RequestIdentity
 ) -> dict[str, Any]:
+    if marker is not None:
+        return dict(money.replay(marker, identity, with_entries=False).result or {})
     if order is None or not is_visible(order, caller_sub):
-        return _first_result_or_not_found(order_id, identity)
+        raise _not_found(order_id)
     read_version = int(order[VERSION])
     total = int(order["totalCents"])
     now = now_iso()
@@ -195,7 +219,9 @@ def _pay_once(
         condition=Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(order_status.PAID),
     )
     try:
-        outcome = money.move_money([debit], request=identity, extra_actions=[order_becomes_paid], result=paid)
+        outcome = money.move_money(
+            [debit], request=identity, extra_actions=[order_becomes_paid], result=paid, with_entries=False
+        )
     except money.ExtraGuardFailed as refused:
         current = refused.item
         if current is None or not is_visible(current, caller_sub):
@@ -203,16 +229,4 @@ def _pay_once(
         if current.get(STATUS) == order_status.PENDING and current.get(VERSION) != read_version:
             raise _LostRace() from None
         raise InvalidTransition(str(current.get(STATUS)), order_status.PAID, current=public_order(current)) from None
-    return outcome.result if outcome.result is not None else paid
-
-
-def _first_result_or_not_found(order_id: str, identity: RequestIdentity) -> dict[str, Any]:
-    """No order of the caller's to pay. If this very request paid it before (and the order has
-    since been cancelled and deleted), the request marker still holds the first answer."""
-    marker = reads.get_item(keys.request_marker_key(identity.digest))
-    if marker is None:
-        raise _not_found(order_id)
-    replayed = money.replay(marker, identity)
-    if replayed.result is None:
-        raise IdempotencyKeyReused()
-    return replayed.result
+    return dict(outcome.result or paid)

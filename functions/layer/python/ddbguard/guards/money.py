@@ -2,39 +2,43 @@
 
 The guard lives in the write: a debit's balance update is conditioned on the ledger existing,
 belonging to the caller and holding the funds; a refusal is explained from the failed write's
-ALL_OLD item, without a second read. The request marker (key derived from caller + route +
-Idempotency-Key, `attribute_not_exists`) makes a replay detectable forever: the marker's
-returned item points at the first result.
+ALL_OLD item, without a second read. The request marker (`ddbguard.guards.replays`, key derived
+from caller + route + Idempotency-Key, `attribute_not_exists`) is the movement's idempotency
+record: it holds the entries and the reply, and a retry fails at it and answers from it.
 
 `availableCentsAfter`: a transaction cannot return values, and pinning the balance version
 would make racing writers retry. So the balance update records the exact new available amount
-under `pending.<entryId>` (update operands are pre-update values), and once the transaction has
-committed it is copied onto the entry and dropped from `pending`. A crash in between loses
-nothing: the statement reads `pending` for any entry not yet settled.
+under `pending.<entryId>` (update operands are pre-update values), and the reply reads it back
+with one projected read after the commit. Copying it onto the entry and the marker, and dropping
+it from `pending`, happens off the critical path (`ddbguard.guards.settlement`, run by the
+table's stream); until then the statement and replays read `pending`.
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.errors import DomainError, IdempotencyKeyReused, InsufficientFunds, NotFound
+from ddbguard.errors import DomainError, InsufficientFunds, NotFound
+from ddbguard.guards import replays
 from ddbguard.guards.ownership import is_visible
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso, time_sortable_id
 from ddbguard.store.schema import (
+    AMOUNT,
     AVAILABLE,
     AVAILABLE_AFTER,
     CLEARED,
+    CREATED_AT,
     HELD,
     OWNER_SUB,
     PARTITION_KEY,
     PENDING,
+    REQUEST_DIGEST,
     UPDATED_AT,
     VERSION,
 )
@@ -119,25 +123,10 @@ def _entry(change: BalanceChange, entry_id: str, now: str) -> Item:
         "entryId": entry_id,
         "accountId": change.account_id,
         "type": change.entry_type,
-        "amountCents": change.amount_cents,
-        "createdAt": now,
+        AMOUNT: change.amount_cents,
+        CREATED_AT: now,
         **change.details,
     }
-
-
-def _marker(request: RequestIdentity, entries: list[Item], result: dict[str, Any] | None, now: str) -> Action:
-    item: Item = {
-        **keys.request_marker_key(request.digest),
-        "kind": "request",
-        "route": request.route,
-        "callerSub": request.caller,
-        "fingerprint": request.fingerprint,
-        "entries": [{"accountId": e["accountId"], "entryId": e["entryId"]} for e in entries],
-        "createdAt": now,
-    }
-    if result is not None:
-        item["result"] = result
-    return writes.put(item, Attr(PARTITION_KEY).not_exists())
 
 
 def move_money(
@@ -146,29 +135,36 @@ def move_money(
     request: RequestIdentity,
     extra_actions: list[Action] | None = None,
     result: dict[str, Any] | None = None,
+    with_entries: bool = True,
 ) -> MovementResult:
     """Apply all balance changes, their entries, the marker and `extra_actions` atomically.
 
     Refusal order: a replay (marker present) first, then the caller's extra guards (raised as
     ExtraGuardFailed for the caller to explain), then the balances (NotFound / InsufficientFunds).
-    `result` is stored in the marker and handed back verbatim on a replay.
+    `result` is stored in the marker and handed back verbatim on a replay. Two calls on success
+    (the transaction and the read of `availableCentsAfter`; one when the reply shows no entry,
+    `with_entries=False`), one on a refusal or a settled replay.
     """
     extra_actions = extra_actions or []
     now = now_iso()
     entries = [_entry(change, time_sortable_id(), now) for change in changes]
-    actions = [_marker(request, entries, result, now)]
+    marker = replays.marker_put(request, result, expires=False, entries=entries, after={})
+    actions = [marker]
     actions += [_balance_update(c, e["entryId"], now) for c, e in zip(changes, entries, strict=True)]
     actions += [
-        writes.put({**keys.entry_key(e["accountId"], e["entryId"]), **e}, Attr(PARTITION_KEY).not_exists())
+        writes.put(
+            {**keys.entry_key(e["accountId"], e["entryId"]), **e, REQUEST_DIGEST: request.digest},
+            Attr(PARTITION_KEY).not_exists(),
+        )
         for e in entries
     ]
     extra_offset = len(actions)
     actions += extra_actions
     try:
-        writes.transact_write(actions, token=request.transaction_token)
+        writes.transact_write(actions)
     except writes.TransactionCancelled as cancelled:
-        if cancelled.failed(0):
-            return replay(cancelled.item(0), request)
+        if cancelled.failed(replays.MARKER_POSITION):
+            return replay(cancelled.item(replays.MARKER_POSITION), request, with_entries=with_entries)
         for index in range(len(extra_actions)):
             if cancelled.failed(extra_offset + index):
                 raise ExtraGuardFailed(index, cancelled.item(extra_offset + index)) from None
@@ -176,43 +172,42 @@ def move_money(
             if cancelled.failed(1 + index):
                 raise explain_refusal(change, cancelled.item(1 + index)) from None
         raise
-    return MovementResult([settle_entry(e) for e in entries], replayed=False, result=result)
+    return MovementResult(with_available_after(entries) if with_entries else entries, replayed=False, result=result)
 
 
-def replay(marker: Item | None, request: RequestIdentity) -> MovementResult:
-    """The first result of a request whose marker exists."""
-    if marker is None or marker.get("fingerprint") != request.fingerprint:
-        raise IdempotencyKeyReused()
-    count(MetricName.REPLAY)
-    entries = []
-    for ref in marker.get("entries", []):
-        stored = reads.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))
-        if stored is not None:
-            entries.append(settle_entry(stored))
-    return MovementResult(entries, replayed=True, result=marker.get("result"))
+def replay(marker: Item | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult:
+    """The first result of a request whose marker exists, from the marker (and `pending` while unsettled)."""
+    result = replays.first_response(marker, request)
+    assert marker is not None  # first_response refuses a missing marker
+    entries = [{**entry, **_settled_value(marker, entry)} for entry in marker.get("entries", [])]
+    return MovementResult(with_available_after(entries) if with_entries else entries, replayed=True, result=result)
 
 
-def settle_entry(entry: Item) -> Item:
-    """Copy the exact availableCentsAfter from the balance's `pending` map onto the entry, then drop it."""
-    if AVAILABLE_AFTER in entry:
-        return entry
-    entry_id, account_id = entry["entryId"], entry["accountId"]
-    balance_key = keys.balance_key(account_id)
-    # Only the one map entry: `pending` may hold many in-flight movements of a busy ledger.
-    balance = reads.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
-    after = (balance.get(PENDING) or {}).get(entry_id)
-    if after is None:  # settled by an earlier attempt of this request
-        stored = reads.get_item(keys.entry_key(account_id, entry_id)) or {}
-        return {**entry, AVAILABLE_AFTER: stored.get(AVAILABLE_AFTER)}
-    writes.conditional_update(
-        keys.entry_key(account_id, entry_id),
-        set_values={AVAILABLE_AFTER: after},
-        condition=Attr(PARTITION_KEY).exists(),
-        return_values="NONE",
-    )
-    # Guarded: UpdateItem upserts, and an emptied ledger may be deleted (with its account) meanwhile.
-    with suppress(writes.ConditionFailed):
-        writes.conditional_update(
-            balance_key, remove=((PENDING, entry_id),), condition=Attr(PARTITION_KEY).exists(), return_values="NONE"
-        )
-    return {**entry, AVAILABLE_AFTER: after}
+def _settled_value(marker: Item, entry: Item) -> Item:
+    after = (marker.get("after") or {}).get(entry["entryId"])
+    return {} if after is None else {AVAILABLE_AFTER: after}
+
+
+def with_available_after(entries: list[Item]) -> list[Item]:
+    """The entries with their exact `availableCentsAfter`: from `pending` on their balances (one read
+    for all of them), or from the entry itself where the settlement already moved it there."""
+    unsettled = [e for e in entries if AVAILABLE_AFTER not in e]
+    if not unsettled:
+        return entries
+    balances = {keys.balance_key(e["accountId"])["PK"]: keys.balance_key(e["accountId"]) for e in unsettled}
+    paths = ((PARTITION_KEY,), *((PENDING, e["entryId"]) for e in unsettled))
+    if len(balances) == 1:
+        found = [reads.get_item(next(iter(balances.values())), attributes=paths) or {}]
+    else:
+        found = reads.get_items(list(balances.values()), attributes=paths)
+    pending = {entry_id: after for item in found for entry_id, after in (item.get(PENDING) or {}).items()}
+    filled = []
+    for entry in entries:
+        if AVAILABLE_AFTER not in entry:
+            after = pending.get(entry["entryId"])
+            if after is None:  # settled meanwhile: the value now lives on the entry
+                stored = reads.get_item(keys.entry_key(entry["accountId"], entry["entryId"])) or {}
+                after = stored.get(AVAILABLE_AFTER)
+            entry = {**entry, AVAILABLE_AFTER: after}
+        filled.append(entry)
+    return filled

@@ -1,37 +1,136 @@
-"""Is this a replay of my own create? One answer for accounts, ledgers, holds and orders.
+"""Request markers: the idempotency record of a write is written by the write itself.
 
-A create that carries an Idempotency-Key derives its ids (or at least its stamp) from the
-request, and stamps the item with the request's digest and fingerprint. When the create's
-`attribute_not_exists` guard fails, the failed write's ALL_OLD item tells a retry of the same
-request (answer it again) from the same key reused for another request (422) and from an item
-somebody else made (a real conflict).
+A write that carries an Idempotency-Key puts a marker item (`REQ#<digest>` / `MARKER`, the digest
+of caller + route + key) with `attribute_not_exists` in its own TransactWriteItems, at position 0.
+The marker holds the request's fingerprint and the response to give again. A retry of the same
+request (a lost response, a client retry, a concurrent twin) fails at the marker, and the failed
+write's ALL_OLD item is the first response: no read before the write, no separate record round
+trips, and never a second effect. The same key with another fingerprint is 422.
+
+A single-item update (UpdateItem) cannot carry a second item, so it stamps the request on the
+item instead (`stamp`): a retry finds its own stamp in the ALL_OLD item of its failed guard.
 """
 
 from __future__ import annotations
 
+import contextvars
+import time
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr
+
 from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
-from ddbguard.store.schema import CREATED_BY_REQUEST, REQUEST_FINGERPRINT
-from ddbguard.store.shapes import Item
+from ddbguard.store import keys, reads, writes
+from ddbguard.store.ids import now_iso
+from ddbguard.store.schema import (
+    CREATED_AT,
+    CREATED_BY_REQUEST,
+    KIND,
+    LAST_REQUEST,
+    LAST_REQUEST_FINGERPRINT,
+    PARTITION_KEY,
+    REQUEST_FINGERPRINT,
+    TTL_ATTRIBUTE,
+    VERSION,
+)
+from ddbguard.store.shapes import Action, Item, Key
+
+MARKER_POSITION = 0
+RESPONSE = "response"
+# How long an Idempotency-Key is remembered for writes that do not move money (the IETF draft leaves it
+# to the server; 24 h as Stripe).
+KEY_LIFETIME_S = 24 * 3600
+
+# Set when the current request was answered from an earlier attempt's record (the edge says so
+# in `Idempotent-Replayed`); a context variable, so each thread of the local server has its own.
+_replayed: contextvars.ContextVar[bool] = contextvars.ContextVar("ddbguard_replayed", default=False)
+
+
+def begin_request() -> None:
+    _replayed.set(False)
+
+
+def was_replayed() -> bool:
+    return _replayed.get()
+
+
+def _replay() -> None:
+    count(MetricName.REPLAY)
+    _replayed.set(True)
+
+
+def marker_item(identity: RequestIdentity, response: Any, *, expires: bool = True, **details: Any) -> Item:
+    """The marker; it expires with the Idempotency-Key (24 h) unless `expires=False` (money: kept, so a
+    late retry can never move money twice)."""
+    return {
+        **keys.request_marker_key(identity.digest),
+        KIND: "request",
+        "route": identity.route,
+        "callerSub": identity.caller,
+        "fingerprint": identity.fingerprint,
+        RESPONSE: response,
+        CREATED_AT: now_iso(),
+        **({TTL_ATTRIBUTE: int(time.time()) + KEY_LIFETIME_S} if expires else {}),
+        **details,
+    }
+
+
+def marker_put(identity: RequestIdentity, response: Any, *, expires: bool = True, **details: Any) -> Action:
+    """The marker as the write's first action: it exists only if the write committed."""
+    return writes.put(marker_item(identity, response, expires=expires, **details), Attr(PARTITION_KEY).not_exists())
+
+
+def with_marker(actions: list[Action], identity: RequestIdentity | None, response: Any) -> list[Action]:
+    """`actions` preceded by the request's marker when it has an Idempotency-Key (positions shift by one)."""
+    return actions if identity is None else [marker_put(identity, response), *actions]
+
+
+def first_response(marker: Item | None, identity: RequestIdentity) -> Any:
+    """The response stored by the request's first attempt; 422 when the key came with another request."""
+    if marker is None or marker.get("fingerprint") != identity.fingerprint:
+        raise IdempotencyKeyReused()
+    _replay()
+    return marker.get(RESPONSE)
+
+
+def replayed(cancelled: writes.TransactionCancelled, identity: RequestIdentity | None) -> tuple[bool, Any]:
+    """(True, the first response) when a transaction led by `with_marker` failed at its marker."""
+    if identity is None or not cancelled.failed(MARKER_POSITION):
+        return False, None
+    return True, first_response(cancelled.item(MARKER_POSITION), identity)
+
+
+def read_with_marker(key: Key, identity: RequestIdentity) -> tuple[Item | None, Item | None]:
+    """(the item, this request's marker) in one BatchGetItem: for writes that must read before writing,
+    so that a retry of one that went through answers from its marker with that single call."""
+    marker_key = keys.request_marker_key(identity.digest)
+    found = {item[PARTITION_KEY]: item for item in reads.get_items([key, marker_key])}
+    return found.get(key[PARTITION_KEY]), found.get(marker_key[PARTITION_KEY])
 
 
 def request_stamp(identity: RequestIdentity | None) -> Item:
-    """The attributes a create adds so that its own retry can recognise the item later."""
+    """Attributes a create adds: which request made the item (kept for audits and support)."""
     if identity is None:
         return {}
     return {CREATED_BY_REQUEST: identity.digest, REQUEST_FINGERPRINT: identity.fingerprint}
 
 
-def is_own_create(stored: Item | None, identity: RequestIdentity | None) -> bool:
-    """True when `stored` was created by this very request (a retry after a lost response).
+def update_stamp(identity: RequestIdentity | None) -> Item:
+    """SET values a single-item update adds, so its own retry recognises the change it made."""
+    if identity is None:
+        return {}
+    return {LAST_REQUEST: identity.digest, LAST_REQUEST_FINGERPRINT: identity.fingerprint}
 
-    Raises IdempotencyKeyReused when it was created under this key for a different request;
-    False when it is somebody else's (or there is no key to compare).
-    """
-    if stored is None or identity is None or stored.get(CREATED_BY_REQUEST) != identity.digest:
+
+def is_own_update(stored: Item | None, identity: RequestIdentity | None, expected: int) -> bool:
+    """True when `stored` is exactly what this request's earlier attempt made of it (one version on)."""
+    if stored is None or identity is None or stored.get(LAST_REQUEST) != identity.digest:
         return False
-    if stored.get(REQUEST_FINGERPRINT) != identity.fingerprint:
+    if stored.get(LAST_REQUEST_FINGERPRINT) != identity.fingerprint:
         raise IdempotencyKeyReused()
-    count(MetricName.REPLAY)
+    if stored.get(VERSION) != expected + 1:
+        return False  # changed again since: the first response is no longer the item
+    _replay()
     return True

@@ -28,11 +28,6 @@ class RequestIdentity:
         material = "\x1f".join((self.caller, self.route, self.key)).encode()
         return hashlib.sha256(material).hexdigest()
 
-    @property
-    def transaction_token(self) -> str:
-        """ClientRequestToken: 36 characters, derived, never the raw header."""
-        return str(uuid.uuid5(_NAMESPACE, self.digest))
-
     def derived_id(self, purpose: str) -> str:
         """A deterministic id for something this request creates (an account, an order, a hold)."""
         return str(uuid.uuid5(_NAMESPACE, f"{self.digest}/{purpose}"))

@@ -2,7 +2,7 @@
 
 Conditions are boto3's own (`boto3.dynamodb.conditions.Attr`), rendered by boto3's builder
 (`#n*` / `:v*`). Update expressions have no boto3 builder, so this module renders them with
-its own placeholder families (`#s* #i* #r*` / `:s* :i*`), which never clash with boto3's.
+its own placeholder families (`#s* #i* #d* #r*` / `:s* :i* :d*`), which never clash with boto3's.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def key_condition_params(condition: ConditionBase) -> dict:
 def update_params(
     *,
     set_values: Mapping[str, Any] | None = None,
+    set_paths: Mapping[tuple[str, ...], Any] | None = None,
     increments: Mapping[str, int] | None = None,
     derived: Mapping[tuple[str, ...], tuple[str, int]] | None = None,
     remove: Iterable[tuple[str, ...] | str] = (),
@@ -55,16 +56,23 @@ def update_params(
 ) -> dict:
     """`UpdateExpression` and an optional condition.
 
-    set_values: SET a = :v; increments: SET n = n + :d; derived: SET path = source + :d (every
-    operand is the value before the update, so a derived path records exactly the new value);
+    set_values: SET a = :v; set_paths: SET a.b = :v (a tuple of names: a nested map path);
+    increments: SET n = n + :d; derived: SET path = source + :d (every operand is the value
+    before the update, so a derived path records exactly the new value);
     remove: REMOVE path (a name, or a tuple of names for a nested map path).
     """
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
     assignments: list[str] = []
-    for index, (name, value) in enumerate((set_values or {}).items()):
-        names[f"#s{index}"], values[f":s{index}"] = name, value
-        assignments.append(f"#s{index} = :s{index}")
+    targets: list[tuple[tuple[str, ...], Any]] = [((name,), value) for name, value in (set_values or {}).items()]
+    targets += list((set_paths or {}).items())
+    for index, (target, value) in enumerate(targets):
+        rendered_target = []
+        for depth, name in enumerate(target):
+            names[f"#s{index}p{depth}"] = name
+            rendered_target.append(f"#s{index}p{depth}")
+        values[f":s{index}"] = value
+        assignments.append(f"{'.'.join(rendered_target)} = :s{index}")
     for index, (name, delta) in enumerate((increments or {}).items()):
         names[f"#i{index}"], values[f":i{index}"] = name, delta
         assignments.append(f"#i{index} = #i{index} + :i{index}")

@@ -66,3 +66,18 @@ def scan_pages(filter_condition: ConditionBase, *, page_size: int = 1000) -> Ite
         if "LastEvaluatedKey" not in page:
             return
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def get_items(keys: list[Key], *, attributes: tuple[tuple[str, ...], ...] = ()) -> list[Item]:
+    """Several items in one BatchGetItem (consistent), optionally projected; absent items are left out."""
+    request: dict[str, Any] = {"Keys": [to_item(dict(key)) for key in keys], "ConsistentRead": True}
+    if attributes:
+        request.update(projection_params(attributes))
+    found: list[Item] = []
+    pending: dict[str, Any] = {table_name(): request}
+    while pending:
+        with busy_when_transient(writes=False):
+            response = client().batch_get_item(RequestItems=pending)
+        found += [from_item(item) or {} for item in response.get("Responses", {}).get(table_name(), [])]
+        pending = response.get("UnprocessedKeys") or {}
+    return found

@@ -22,6 +22,9 @@ OWNER_SUB: Final = "ownerSub"
 # Items created by a request with an Idempotency-Key: which request (digest) and what it asked (fingerprint).
 CREATED_BY_REQUEST: Final = "createdByRequest"
 REQUEST_FINGERPRINT: Final = "requestFingerprint"
+# Items changed by a single-item update with an Idempotency-Key: the last such request.
+LAST_REQUEST: Final = "lastRequest"
+LAST_REQUEST_FINGERPRINT: Final = "lastRequestFingerprint"
 # Lock items: the partition key of the entity that holds the value.
 LOCK_OWNER: Final = "owner"
 # Ledger balance and entries.
@@ -31,5 +34,7 @@ AVAILABLE: Final = "availableCents"
 PENDING: Final = "pending"
 AMOUNT: Final = "amountCents"
 AVAILABLE_AFTER: Final = "availableCentsAfter"
+# An entry's request marker (the digest), so the settlement can complete the marker too.
+REQUEST_DIGEST: Final = "requestDigest"
 # Orders and holds.
 STATUS: Final = "status"

@@ -7,6 +7,7 @@ be explained from the failed write itself, never from a second read. Transient f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +73,8 @@ def put(item: Item, condition: ConditionBase | None = None) -> Action:
 def update(
     key: Key,
     *,
-    set_values: dict[str, Any] | None = None,
+    set_values: Mapping[str, Any] | None = None,
+    set_paths: Mapping[tuple[str, ...], Any] | None = None,
     increments: dict[str, int] | None = None,
     derived: dict[tuple[str, ...], tuple[str, int]] | None = None,
     remove: tuple[tuple[str, ...] | str, ...] = (),
@@ -80,7 +82,14 @@ def update(
 ) -> Action:
     body: dict[str, Any] = {"TableName": table_name(), "Key": to_item(dict(key))}
     body.update(
-        update_params(set_values=set_values, increments=increments, derived=derived, remove=remove, condition=condition)
+        update_params(
+            set_values=set_values,
+            set_paths=set_paths,
+            increments=increments,
+            derived=derived,
+            remove=remove,
+            condition=condition,
+        )
     )
     if condition is not None:
         body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
@@ -102,24 +111,23 @@ def _reasons(error: ClientError) -> list[Reason]:
     ]
 
 
-def transact_write(actions: list[Action], *, token: str | None = None) -> None:
+def transact_write(actions: list[Action]) -> None:
     """Write all actions or none.
 
     Raises TransactionCancelled when guards failed (reasons by position), Busy when the store
-    kept conflicting or throttling. The same `actions` list is re-sent on every attempt, so a
-    ClientRequestToken replay matches byte for byte.
+    kept conflicting or throttling. No ClientRequestToken: a request that must not apply twice
+    leads with its request marker (`ddbguard.guards.replays`), which also covers a client's retry,
+    never byte-identical to the first attempt (a token would only cost it a second call).
     """
     request: dict[str, Any] = {"TransactItems": actions}
-    if token:
-        request["ClientRequestToken"] = token
     for attempt in range(transient.TRANSACTION_ATTEMPTS):
         try:
             client().transact_write_items(**request)
             return
         except transient.CONNECTION_ERRORS as error:
-            # botocore already re-sent the same request (same token) and never heard back: the
-            # outcome is unknown. The client retries with its Idempotency-Key; the marker or the
-            # token makes that retry answer with the first result instead of applying it again.
+            # botocore already re-sent the same request and never heard back: the outcome is
+            # unknown. The client retries with its Idempotency-Key; the request marker makes that
+            # retry answer with the first result instead of applying it again.
             count(MetricName.BUSY)
             raise Busy(f"DynamoDB did not answer: {type(error).__name__}", outcome_unknown=True) from None
         except ClientError as error:
@@ -129,12 +137,6 @@ def transact_write(actions: list[Action], *, token: str | None = None) -> None:
                 if all(r.code in (None, CONDITION_FAILED) for r in reasons):
                     raise TransactionCancelled(reasons) from None
                 retry_reasons = [str(r.code) for r in reasons if r.code not in (None, CONDITION_FAILED)]
-            elif code == "IdempotentParameterMismatchException":
-                # An earlier invocation with this idempotency key committed a different rendering
-                # of the request (new timestamps). Send it without the token: its guards (request
-                # marker, version, attribute_not_exists) now refuse, and say what is there.
-                request.pop("ClientRequestToken", None)
-                continue
             elif transient.is_transient(code):
                 retry_reasons = [code]
             else:
@@ -162,7 +164,8 @@ def conditional_put(item: Item, condition: ConditionBase) -> None:
 def conditional_update(
     key: Key,
     *,
-    set_values: dict[str, Any] | None = None,
+    set_values: Mapping[str, Any] | None = None,
+    set_paths: Mapping[tuple[str, ...], Any] | None = None,
     increments: dict[str, int] | None = None,
     remove: tuple[tuple[str, ...] | str, ...] = (),
     condition: ConditionBase | None,
@@ -170,7 +173,9 @@ def conditional_update(
 ) -> Item:
     """Update one item if the condition holds; returns the item after the write (or what
     `return_values` asks for), raises ConditionFailed with the item as it was."""
-    request = update(key, set_values=set_values, increments=increments, remove=remove, condition=condition)["Update"]
+    request = update(
+        key, set_values=set_values, set_paths=set_paths, increments=increments, remove=remove, condition=condition
+    )["Update"]
     request["ReturnValues"] = return_values
     return from_item(_single_write("update_item", request).get("Attributes")) or {}
 

@@ -1,4 +1,7 @@
-"""The ledger through real HTTP (the local server): status, media type and problem bodies on the wire."""
+"""The ledger through real HTTP (the local server): status, media type and problem bodies on the wire.
+
+The ledgers are set up through the handlers; only the requests under test cross the wire.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import uuid
 
 from local.tokens import make_token
 from tests.support.ledger_invariants import assert_ledger_invariants
-from tests.support.ledger_seed import seed_account
+from tests.support.ledger_seed import open_funded_ledger
 
 
 def call(url: str, method: str, sub: str, body: dict | None = None, idempotency_key: str | None = None):
@@ -29,19 +32,9 @@ def call(url: str, method: str, sub: str, body: dict | None = None, idempotency_
         return error.code, error.headers, json.loads(error.read())
 
 
-def opened_ledger(base: str, raw_client, sub: str, deposit: int) -> str:
-    account_id = seed_account(raw_client, sub)
-    assert call(f"{base}/accounts/{account_id}/ledger", "POST", sub)[0] == 201
-    status, _, _ = call(
-        f"{base}/accounts/{account_id}/ledger/deposits", "POST", sub, {"amountCents": deposit}, str(uuid.uuid4())
-    )
-    assert status == 201
-    return account_id
-
-
-def test_insufficient_funds_over_http_is_a_problem_document_with_the_amounts(local_server, raw_client, uid):
+def test_insufficient_funds_over_http_is_a_problem_document_with_the_amounts(local_server, api, raw_client, uid):
     sub = f"owner-{uid}"
-    account_id = opened_ledger(local_server, raw_client, sub, deposit=250)
+    account_id = open_funded_ledger(api, raw_client, sub, deposit=250)
 
     status, headers, body = call(
         f"{local_server}/accounts/{account_id}/ledger/withdrawals", "POST", sub, {"amountCents": 251}, str(uuid.uuid4())
@@ -59,10 +52,10 @@ def test_insufficient_funds_over_http_is_a_problem_document_with_the_amounts(loc
     assert assert_ledger_invariants(raw_client, account_id).cleared == 250
 
 
-def test_transfer_and_paged_statement_over_http(local_server, raw_client, uid):
+def test_transfer_and_paged_statement_over_http(local_server, api, raw_client, uid):
     alice, bob = f"alice-{uid}", f"bob-{uid}"
-    source = opened_ledger(local_server, raw_client, alice, deposit=1_000)
-    target = opened_ledger(local_server, raw_client, bob, deposit=1)
+    source = open_funded_ledger(api, raw_client, alice, deposit=1_000)
+    target = open_funded_ledger(api, raw_client, bob, deposit=1)
 
     status, _, sent = call(
         f"{local_server}/transfers",

@@ -1,0 +1,66 @@
+"""Every key builder spells the contract's formats (section 4); the others use their own prefixes."""
+
+from __future__ import annotations
+
+from ddbguard.store import keys
+
+
+def test_account_profile():
+    assert keys.account_key("a1") == {"PK": "ACCT#a1", "SK": "PROFILE"}
+    assert keys.account_partition("a1") == "ACCT#a1"
+
+
+def test_unique_locks():
+    assert keys.lock_key("EMAIL", "ada@example.com") == {"PK": "UNIQ#EMAIL#ada@example.com", "SK": "LOCK"}
+    assert keys.lock_key("HANDLE", "ada_l") == {"PK": "UNIQ#HANDLE#ada_l", "SK": "LOCK"}
+
+
+def test_ledger_balance_and_entries_share_the_account_partition():
+    assert keys.balance_key("a1") == {"PK": "ACCT#a1", "SK": "BALANCE"}
+    assert keys.entry_key("a1", "01HZX") == {"PK": "ACCT#a1", "SK": "TXN#01HZX"}
+    assert keys.balance_key("a1")["PK"] == keys.entry_key("a1", "x")["PK"] == keys.account_key("a1")["PK"]
+
+
+def test_order():
+    assert keys.order_key("o1") == {"PK": "ORDER#o1", "SK": "ORDER"}
+
+
+def test_holds_live_in_the_account_partition_under_their_prefix():
+    assert keys.hold_key("a1", "h1") == {"PK": "ACCT#a1", "SK": "HOLD#h1"}
+    assert keys.HOLD_PREFIX == "HOLD#"
+
+
+def test_request_markers_have_their_own_partition():
+    assert keys.request_marker_key("abc123") == {"PK": "REQ#abc123", "SK": "MARKER"}
+
+
+def test_prefixes_never_collide():
+    """An entry, a hold and the balance of one account can never share a sort key."""
+    sorts = {
+        keys.balance_key("a")["SK"],
+        keys.account_key("a")["SK"],
+        keys.entry_key("a", "x")["SK"],
+        keys.hold_key("a", "x")["SK"],
+    }
+    assert len(sorts) == 4
+    partitions = {
+        keys.ACCOUNT_PREFIX,
+        keys.ORDER_PREFIX,
+        keys.LOCK_PREFIX,
+        keys.REQUEST_PREFIX,
+    }
+    assert len(partitions) == 4
+    assert not any(a != b and a.startswith(b) for a in partitions for b in partitions)
+
+
+def test_keys_are_exactly_pk_and_sk():
+    for key in (
+        keys.account_key("a"),
+        keys.lock_key("EMAIL", "v"),
+        keys.balance_key("a"),
+        keys.entry_key("a", "e"),
+        keys.hold_key("a", "h"),
+        keys.order_key("o"),
+        keys.request_marker_key("d"),
+    ):
+        assert set(key) == {"PK", "SK"} and all(isinstance(v, str) for v in key.values())
