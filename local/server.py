@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from local.apigw_events import build_event, match_path
+from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.tokens import claims_from_authorization
 
@@ -77,7 +78,8 @@ def invoke(
         claims=claims,
     )
     try:
-        response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+        with running(route.operation):
+            response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
     except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
         traceback.print_exc()
         return _problem(502, "bad_gateway", "The handler failed.")

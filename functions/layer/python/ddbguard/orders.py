@@ -99,7 +99,7 @@ def create(
         order_id = identity.derived_id("order") if identity is not None else new_id()
     now = now_iso()
     item: dict[str, Any] = {
-        **keys.order_key(order_id),
+        **keys.order_key(caller_sub, order_id),
         "kind": "order",
         "orderId": order_id,
         "accountId": account_id,
@@ -134,9 +134,9 @@ def create(
     return public_order({**item, VERSION: 0})
 
 
-def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any]:
-    item = transactions.get_item(keys.order_key(order_id))
-    if item is None or not (admin or _owned(item, caller_sub)):
+def get(order_id: str, caller_sub: str) -> dict[str, Any]:
+    item = transactions.get_item(keys.order_key(caller_sub, order_id))
+    if not _owned(item, caller_sub):
         raise _not_found(order_id)
     return public_order(item)
 
@@ -150,7 +150,10 @@ def update_status(order_id: str, caller_sub: str, target: str, expected: int) ->
     guard = Attr(OWNER).eq(caller_sub) & order_status.move_guard(target)
     try:
         item = versioning.update_item(
-            keys.order_key(order_id), expected, set_values={STATUS: target, "updatedAt": now_iso()}, condition=guard
+            keys.order_key(caller_sub, order_id),
+            expected,
+            set_values={STATUS: target, "updatedAt": now_iso()},
+            condition=guard,
         )
     except transactions.ConditionFailed as failed:
         raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
@@ -161,7 +164,7 @@ def delete(order_id: str, caller_sub: str, expected: int) -> None:
     """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED."""
     guard = Attr(OWNER).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
     try:
-        versioning.delete_item(keys.order_key(order_id), expected, condition=guard)
+        versioning.delete_item(keys.order_key(caller_sub, order_id), expected, condition=guard)
     except transactions.ConditionFailed as failed:
         raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
 
@@ -180,7 +183,7 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
     a bounded number of times (ddbguard.reread_retry).
     """
     return reread_and_retry(
-        read=lambda: transactions.get_item(keys.order_key(order_id)),
+        read=lambda: transactions.get_item(keys.order_key(caller_sub, order_id)),
         decide_and_write=lambda order: _pay_once(order_id, order, caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
@@ -206,7 +209,7 @@ def _pay_once(
     )
     # Attempted whatever status was read: the marker (position 0) must get its say first.
     order_becomes_paid = versioning.update_action(
-        keys.order_key(order_id),
+        keys.order_key(caller_sub, order_id),
         read_version,
         set_values={STATUS: order_status.PAID, "updatedAt": now},
         condition=Attr(OWNER).eq(caller_sub) & order_status.move_guard(order_status.PAID),

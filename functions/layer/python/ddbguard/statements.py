@@ -61,14 +61,12 @@ def _bad_cursor() -> InvalidInput:
     return InvalidInput(message, errors=[FieldError("cursor", "invalid", message)])
 
 
-def get_statement(
-    account_id: str, caller_sub: str, *, is_admin: bool = False, limit: int = 25, cursor: str | None = None
-) -> dict[str, Any]:
+def get_statement(account_id: str, caller_sub: str, *, limit: int = 25, cursor: str | None = None) -> dict[str, Any]:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
-    the caller's (admins may read any)."""
+    the caller's (admins too: their reach is the account itself, docs/api.md)."""
     start_key = decode_cursor(cursor, account_id) if cursor is not None else None
     balance = transactions.get_item(keys.balance_key(account_id))
-    if balance is None or (not is_admin and balance.get(movements.OWNER) != caller_sub):
+    if balance is None or balance.get(movements.OWNER) != caller_sub:
         raise NotFound("ledger_not_found", f"No open ledger for account {account_id}.")
     items, last_key = _query_entries(account_id, limit, start_key)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
