@@ -7,6 +7,7 @@ exactly what it says and the shared table's other tests are never audited or rep
 from __future__ import annotations
 
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -197,3 +198,30 @@ def test_cli_exit_code_says_whether_anything_is_left_broken(dynamodb_local, audi
     clean = _cli(dynamodb_local, audit_table)
     assert clean.returncode == 0
     assert "0 findings" in clean.stdout
+
+
+def test_scheduled_handler_logs_findings_without_their_values(audit_table, raw_client, uid):
+    import io
+    import logging
+
+    from audit.audit_locks import handler
+    from ddbguard.observability import logger
+
+    _seed_broken_table(raw_client, audit_table, uid)
+    buffer = io.StringIO()
+    capture = logging.StreamHandler(buffer)
+    capture.setFormatter(logger.registered_formatter)
+    service_log = logging.getLogger(logger.name)
+    service_log.addHandler(capture)
+    try:
+        handler({"source": "aws.events"}, LambdaContext(function_name="ddbguard-audit-locks"))
+    finally:
+        service_log.removeHandler(capture)
+
+    findings = [json.loads(line) for line in buffer.getvalue().splitlines() if "lock audit finding" in line]
+    assert len(findings) == 3
+    text = buffer.getvalue()
+    for value in (f"ghost@{uid}.io", f"former_{uid}", f"bob@{uid}.io"):
+        assert value not in text
+    assert all(f["valueTag"].startswith("hmac-sha256:") for f in findings)
+    assert all(f["lock"].startswith(("UNIQ#EMAIL#hmac-sha256:", "UNIQ#HANDLE#hmac-sha256:")) for f in findings)
