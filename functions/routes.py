@@ -1,7 +1,9 @@
 """THE route table. It drives the CDK API (infra/), the local server and the sample events.
 
-Adding a route is one line here plus its handler module `functions/<handler>.py`, which
-exposes `handler(event, context)`.
+Adding a route is one entry here plus its handler module `functions/<handler>.py`, which
+exposes `handler(event, context)`. The entry's `access` is what its function may do to the table:
+infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
+a call of the test suite needs more or a grant is never needed.
 """
 
 from __future__ import annotations

@@ -155,3 +155,12 @@ def _all_policy_actions(synth: Synth) -> list[str]:
             for statement in document["Statement"]:
                 actions.extend(synth.as_list(statement.get("Action", [])))
     return actions
+
+
+def test_a_declaration_that_cannot_be_granted_exactly_fails_synthesis() -> None:
+    from infra.functions import table_statements
+
+    with pytest.raises(ValueError, match="declare the key patterns"):
+        table_statements({"GetItem": ()}, "arn:aws:dynamodb:us-east-1:000000000000:table/t")
+    with pytest.raises(ValueError, match="cannot be limited"):
+        table_statements({"Scan": ("ACCT#*",)}, "arn:aws:dynamodb:us-east-1:000000000000:table/t")
