@@ -53,8 +53,10 @@ run: install
 test: install
 	$(PY) -m pytest
 
+# Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
 synth: install
-	npx --no-install cdk synth --no-notices --quiet
+	@npx --no-install cdk synth --no-notices --quiet; status=$$?; \
+	$(PY) -m infra.synth_report --cdk-status $$status
 
 token: install
 	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")

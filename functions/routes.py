@@ -3,19 +3,35 @@
 It is also the one runtime module infra/ reads: besides the routes it renders the problem+json
 bodies API Gateway answers by itself (`gateway_problem_body`), with the handlers' own renderer.
 
-Adding a route is one line here plus its handler module `functions/<handler>.py`, which
-exposes `handler(event, context)`.
+Adding a route is one entry here plus its handler module `functions/<handler>.py`, which
+exposes `handler(event, context)`. The entry's `access` is what its function may do to the table:
+infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
+a call of the test suite needs more or a grant is never needed.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ddbguard_api.problems import problem_document
 
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
+
+# Partition-key patterns of the table (IAM `StringLike` syntax), the values the stack puts in each function's
+# `dynamodb:LeadingKeys` condition. A test checks them against ddbguard/keys.py, which builds every key.
+ACCOUNTS = "ACCT#*"  # account profile, ledger balance, entries and holds share the account's partition
+EMAIL_LOCKS = "UNIQ#EMAIL#*"
+USERNAME_LOCKS = "UNIQ#HANDLE#*"
+ORDERS = "ORDER#*"
+REQUEST_MARKERS = "REQ#*"
+
+# DynamoDB actions (IAM names without `dynamodb:`) mapped to the partition-key patterns they reach.
+# A transaction is authorised action by action: Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem,
+# ConditionCheck -> ConditionCheckItem; TransactWriteItems itself is no IAM action.
+TableAccess = Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -27,6 +43,9 @@ class Route:
     moves_money: bool = False  # Idempotency-Key required
     auth: bool = True  # Cognito authorizer in the cloud, bearer stand-in locally
     sample_body: dict[str, Any] | None = field(default=None, compare=False)
+    # What the operation does to the table. Idempotency has no access of its own: its record is the request
+    # marker (`REQ#*`) the operation's own write puts, declared with the operation.
+    access: TableAccess = field(default_factory=dict, compare=False)
 
     @property
     def operation(self) -> str:
@@ -45,6 +64,11 @@ class Route:
         return "optional" if self.method in MUTATING else "none"
 
     @property
+    def table_access(self) -> dict[str, tuple[str, ...]]:
+        """Every DynamoDB action this route's function performs -> the partition-key patterns it reaches."""
+        return {action: tuple(patterns) for action, patterns in self.access.items()}
+
+    @property
     def construct_id(self) -> str:
         return "".join(part.capitalize() for part in self.operation.split("_"))
 
@@ -54,6 +78,16 @@ class Route:
 
 
 _AMOUNT = {"amountCents": 2500}
+_LOCKS = (EMAIL_LOCKS, USERNAME_LOCKS)
+# A money movement: one transaction updating the balance(s), putting the entries (and a hold) and the request
+# marker; then one read of the exact availableCentsAfter from the balance's `pending` map.
+_MOVES_MONEY: TableAccess = {
+    "PutItem": (ACCOUNTS, REQUEST_MARKERS),
+    "UpdateItem": (ACCOUNTS,),
+    "GetItem": (ACCOUNTS,),
+}
+# Settling a hold first reads the hold and the request's marker together (one BatchGetItem).
+_SETTLES_A_HOLD: TableAccess = {**_MOVES_MONEY, "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS)}
 
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/health", "health.check_health", auth=False),
@@ -63,29 +97,96 @@ ROUTES: tuple[Route, ...] = (
         "/accounts",
         "accounts.create_account",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
+        access={"PutItem": (ACCOUNTS, *_LOCKS, REQUEST_MARKERS)},
     ),
-    Route("GET", "/accounts/{accountId}", "accounts.get_account"),
+    Route("GET", "/accounts/{accountId}", "accounts.get_account", access={"GetItem": (ACCOUNTS,)}),
     Route(
         "PATCH",
         "/accounts/{accountId}",
         "accounts.update_account",
         if_match=True,
         sample_body={"displayName": "Countess of Lovelace"},
+        # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the
+        # new lock (and the marker), deletes the old and updates the account at its version.
+        access={
+            "GetItem": (ACCOUNTS,),
+            "UpdateItem": (ACCOUNTS,),
+            "PutItem": (*_LOCKS, REQUEST_MARKERS),
+            "DeleteItem": _LOCKS,
+        },
     ),
-    Route("DELETE", "/accounts/{accountId}", "accounts.delete_account", if_match=True),
+    Route(
+        "DELETE",
+        "/accounts/{accountId}",
+        "accounts.delete_account",
+        if_match=True,
+        # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance
+        # item and both locks go in one transaction, with the marker.
+        access={
+            "GetItem": (ACCOUNTS,),
+            "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS),
+            "DeleteItem": (ACCOUNTS, *_LOCKS),
+            "PutItem": (REQUEST_MARKERS,),
+        },
+    ),
     # Ledger: condition-expression guards.
-    Route("POST", "/accounts/{accountId}/ledger", "ledger.open_ledger"),
-    Route("GET", "/accounts/{accountId}/ledger", "ledger.get_statement"),
-    Route("POST", "/accounts/{accountId}/ledger/deposits", "ledger.deposit", moves_money=True, sample_body=_AMOUNT),
-    Route("POST", "/accounts/{accountId}/ledger/withdrawals", "ledger.withdraw", moves_money=True, sample_body=_AMOUNT),
-    Route("POST", "/accounts/{accountId}/ledger/holds", "ledger.place_hold", moves_money=True, sample_body=_AMOUNT),
-    Route("POST", "/accounts/{accountId}/ledger/holds/{holdId}/capture", "ledger.capture_hold", moves_money=True),
-    Route("POST", "/accounts/{accountId}/ledger/holds/{holdId}/release", "ledger.release_hold", moves_money=True),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger",
+        "ledger.open_ledger",
+        access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ACCOUNTS, REQUEST_MARKERS)},
+    ),
+    Route(
+        "GET",
+        "/accounts/{accountId}/ledger",
+        "ledger.get_statement",
+        access={"GetItem": (ACCOUNTS,), "Query": (ACCOUNTS,)},
+    ),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger/deposits",
+        "ledger.deposit",
+        moves_money=True,
+        sample_body=_AMOUNT,
+        access=_MOVES_MONEY,
+    ),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger/withdrawals",
+        "ledger.withdraw",
+        moves_money=True,
+        sample_body=_AMOUNT,
+        access=_MOVES_MONEY,
+    ),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger/holds",
+        "ledger.place_hold",
+        moves_money=True,
+        sample_body=_AMOUNT,
+        access=_MOVES_MONEY,
+    ),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger/holds/{holdId}/capture",
+        "ledger.capture_hold",
+        moves_money=True,
+        access=_SETTLES_A_HOLD,
+    ),
+    Route(
+        "POST",
+        "/accounts/{accountId}/ledger/holds/{holdId}/release",
+        "ledger.release_hold",
+        moves_money=True,
+        access=_SETTLES_A_HOLD,
+    ),
     Route(
         "POST",
         "/transfers",
         "transfers.create_transfer",
         moves_money=True,
+        # Both balances' exact values come back in one BatchGetItem.
+        access={"PutItem": (ACCOUNTS, REQUEST_MARKERS), "UpdateItem": (ACCOUNTS,), "BatchGetItem": (ACCOUNTS,)},
         sample_body={
             "fromAccountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
             "toAccountId": "5f2c8d9a-1b4e-4c7a-8e3f-2d6b9a0c4e12",
@@ -101,13 +202,39 @@ ROUTES: tuple[Route, ...] = (
             "accountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
             "items": [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}],
         },
+        # The account must be the caller's (ConditionCheck) and the order new (Put), in one transaction.
+        access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ORDERS, REQUEST_MARKERS)},
     ),
-    Route("GET", "/orders/{orderId}", "orders.get_order"),
+    Route("GET", "/orders/{orderId}", "orders.get_order", access={"GetItem": (ORDERS,)}),
     Route(
-        "PATCH", "/orders/{orderId}", "orders.update_order_status", if_match=True, sample_body={"status": "CANCELLED"}
+        "PATCH",
+        "/orders/{orderId}",
+        "orders.update_order_status",
+        if_match=True,
+        sample_body={"status": "CANCELLED"},
+        access={"UpdateItem": (ORDERS,)},
     ),
-    Route("DELETE", "/orders/{orderId}", "orders.delete_order", if_match=True),
-    Route("POST", "/orders/{orderId}/pay", "orders.pay_order", moves_money=True),
+    Route(
+        "DELETE",
+        "/orders/{orderId}",
+        "orders.delete_order",
+        if_match=True,
+        # One DeleteItem; with a key, one transaction with the marker.
+        access={"DeleteItem": (ORDERS,), "PutItem": (REQUEST_MARKERS,)},
+    ),
+    Route(
+        "POST",
+        "/orders/{orderId}/pay",
+        "orders.pay_order",
+        moves_money=True,
+        # Reads the order and the request's marker together, then one transaction: order -> PAID, balance debit,
+        # entry, marker. The reply is the order, so no availableCentsAfter read.
+        access={
+            "BatchGetItem": (ORDERS, REQUEST_MARKERS),
+            "PutItem": (ACCOUNTS, REQUEST_MARKERS),
+            "UpdateItem": (ORDERS, ACCOUNTS),
+        },
+    ),
 )
 
 
@@ -123,6 +250,22 @@ def by_operation(operation: str) -> Route:
         if route.operation == operation:
             return route
     raise KeyError(f"no route for operation {operation}")
+
+
+# The scheduled lock audit (functions/audit/audit_locks.py, not an API route). Scan is the only way to see every
+# lock; dynamodb:LeadingKeys cannot narrow a Scan (it names no partition), so infra/ grants it unconditioned.
+AUDIT_TABLE_ACCESS: TableAccess = {
+    "Scan": (),
+    "GetItem": (ACCOUNTS, EMAIL_LOCKS, USERNAME_LOCKS),
+    "ConditionCheckItem": (ACCOUNTS,),
+    "PutItem": (EMAIL_LOCKS, USERNAME_LOCKS),
+    "DeleteItem": (EMAIL_LOCKS, USERNAME_LOCKS),
+}
+
+
+# The table stream's settlement (functions/streams/settle_entries.py, not an API route): reads an entry's value from
+# its balance's `pending` map, copies it onto the entry and the request marker, drops it from `pending`.
+SETTLEMENT_TABLE_ACCESS: TableAccess = {"GetItem": (ACCOUNTS,), "UpdateItem": (ACCOUNTS, REQUEST_MARKERS)}
 
 
 def gateway_problem_body(status: int, code: str, detail: str) -> str:

@@ -218,18 +218,23 @@ class Api(Construct):
                 templates={"application/json": problem.body()},
             )
 
-        Validations.of(self.rest_api).acknowledge(
+        # Each acknowledgement sits on the one resource its finding is about, so the same finding anywhere else fails.
+        Validations.of(self.rest_api.node.default_child).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-APIG2",
                 reason="Request validation is partial by design: path parameters are validated by API Gateway, "
                 "bodies and headers by the handlers, which must answer with the contract's problem details "
                 "(422 field errors, 428, 413, idempotency codes) identically locally and deployed.",
             ),
+        )
+        Validations.of(self.rest_api.deployment_stage).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-APIG3",
                 reason="No WAF web ACL: every route but /health needs a Cognito token and the stage is throttled; "
                 "a web ACL's fixed monthly cost is out of proportion for this demo service.",
             ),
+        )
+        Validations.of(self.rest_api.node.find_child("CloudWatchRole")).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
                 "AmazonAPIGatewayPushToCloudWatchLogs]",

@@ -59,24 +59,31 @@ API_THROTTLE_BURST_LIMIT = 100
 # Cognito.
 ADMIN_GROUP = "admin"
 
-# DynamoDB actions. TransactWriteItems/TransactGetItems are not IAM actions: a transaction is authorised through
-# the item-level actions it contains, so these lists are complete for transactional handlers too.
-READ_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:Query",
-    "dynamodb:BatchGetItem",
-    "dynamodb:ConditionCheckItem",
+# DynamoDB grants come from the route table (functions/routes.py: each route's `table_access`, and
+# AUDIT_TABLE_ACCESS): exactly the actions each function performs, each limited by `dynamodb:LeadingKeys` to the
+# partition-key patterns it reaches. These actions name a partition in every request, so they can carry that
+# condition; every other action (Scan) cannot, and is granted without it.
+LEADING_KEYS_ACTIONS = frozenset(
+    {
+        "GetItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "ConditionCheckItem",
+        "Query",
+        "BatchGetItem",
+        "BatchWriteItem",
+    }
 )
-WRITE_ACTIONS = (
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-)
-# Operations whose handler never touches the table (functions/health/check_health.py answers from memory):
-# their functions get no DynamoDB permission at all.
-TABLELESS_OPERATIONS = ("check_health",)
-# The lock audit has to walk every lock item, which only a Scan can do.
-AUDIT_EXTRA_ACTIONS = ("dynamodb:Scan",)
+# What active tracing needs; X-Ray supports no resource-level permission for them.
+XRAY_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
+LEADING_KEYS_OPERATOR = "ForAllValues:StringLike"
+LEADING_KEYS = "dynamodb:LeadingKeys"
+
+# cfn-lint over the synthesized template (`make synth`, tests/infra/test_cfn_lint.py). W3005: CDK adds an explicit
+# DependsOn on each function's role next to the Fn::GetAtt that already implies it; redundant, harmless, not ours.
+CFN_LINT_REGIONS = ("us-east-1", "eu-west-1")
+CFN_LINT_IGNORED = ("W3005",)
 
 # Custom metrics the handlers emit through Powertools (EMF), dimension service=ddbguard.
 CUSTOM_METRICS = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -40,6 +41,41 @@ def port_in_use(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def interface_addresses() -> list[str]:
+    """The machine's IPv4 addresses other than loopback (Linux: one ioctl per interface; elsewhere, the address
+    of the default route), for telling whether a port that listens everywhere is reachable from outside."""
+    found: set[str] = set()
+    try:
+        import fcntl
+        import struct
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            for _index, name in socket.if_nameindex():
+                request = struct.pack("256s", name.encode()[:15])
+                try:
+                    answer = fcntl.ioctl(probe.fileno(), 0x8915, request)  # SIOCGIFADDR
+                except OSError:  # no IPv4 address on this interface
+                    continue
+                found.add(socket.inet_ntoa(answer[20:24]))
+    except (ImportError, OSError):
+        pass
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface, sends nothing
+        found.add(probe.getsockname()[0])
+    return sorted(address for address in found if not address.startswith("127."))
+
+
+def reachable_from_outside(port: int) -> list[str]:
+    """Non-loopback addresses of this machine on which something answers on `port`."""
+    reached = []
+    for address in interface_addresses():
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.settimeout(0.5)
+            if s.connect_ex((address, port)) == 0:
+                reached.append(address)
+    return reached
 
 
 def local_client(endpoint: str, timeout: float = 5.0) -> Any:

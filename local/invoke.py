@@ -17,6 +17,7 @@ from pathlib import Path
 import routes
 from local.dynamodb_local import DynamoDBLocal, local_client, port_in_use
 from local.events import event_path
+from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.runtime_env import configure
 from local.table import ensure_table
@@ -46,7 +47,8 @@ def main() -> int:
         configure(endpoint, table)
         ensure_table(local_client(endpoint), table)
         handler = importlib.import_module(route.handler).handler
-        response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+        with running(route.operation):
+            response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
         body = response.get("body")
         with contextlib.suppress(ValueError):  # not JSON: print it as it is
             response["body"] = json.loads(body) if body else body

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client
+from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.paths import ROOT
 from local.runtime_env import configure
 from local.server import LocalApiServer
@@ -42,6 +42,15 @@ def main() -> int:
         storage = "in memory" if data_dir == "memory" else data_dir
         print(f"ddbguard: starting DynamoDB Local on port {ddb_port} ({storage})")
         database.start()
+        exposed = reachable_from_outside(ddb_port)
+        if exposed:
+            # DynamoDB Local 3.x binds every interface and has no option to bind one (README, "Local network").
+            where = ", ".join(f"{address}:{ddb_port}" for address in exposed)
+            print(
+                f"ddbguard: WARNING: DynamoDB Local (no authentication) is also reachable on {where}; "
+                "firewall that port or run `make run` only on a trusted network.",
+                file=sys.stderr,
+            )
         configure(database.endpoint, table)
         ensure_table(local_client(database.endpoint), table)
         if stop.is_set():

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import routes
 from ddbguard_api.problems import PROBLEM_JSON, problem_document
 from local.apigw_events import build_event, match_path
+from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.tokens import claims_from_authorization
 
@@ -27,9 +28,19 @@ MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refus
 _import_lock = threading.Lock()
 
 
+# One invocation at a time per function, as in one Lambda execution environment: a handler's module state
+# (Powertools' resolver keeps the current event on itself) is not shared between concurrent requests.
+_function_locks: dict[str, threading.Lock] = {}
+
+
 def load_handler(route: Any) -> Callable[[dict, Any], dict]:
     with _import_lock:  # first imports of a module from several threads at once
         return importlib.import_module(route.handler).handler
+
+
+def function_lock(route: Any) -> threading.Lock:
+    with _import_lock:
+        return _function_locks.setdefault(route.handler, threading.Lock())
 
 
 def _problem(
@@ -76,7 +87,8 @@ def invoke(
         claims=claims,
     )
     try:
-        response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+        with function_lock(route), running(route.operation):
+            response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
     except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
         traceback.print_exc()
         return _problem(502, "bad_gateway", "The handler failed.")

@@ -14,6 +14,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
+from local.invocation import running
 from local.lambda_context import LambdaContext
 
 
@@ -75,7 +76,8 @@ class StreamSettler:
                 records = self._shard_records(arn, shard_id)
                 if not records:
                     continue
-                reply = handler({"Records": records}, LambdaContext(function_name="ddbguard-settle_entries"))
+                with running("settle_entries"):
+                    reply = handler({"Records": records}, LambdaContext(function_name="ddbguard-settle_entries"))
                 failed = {item["itemIdentifier"] for item in reply.get("batchItemFailures", [])}
                 done = records
                 for index, record in enumerate(records):

@@ -18,8 +18,10 @@ from local.runtime_env import configure
 from local.stream_settler import StreamSettler
 from local.table import ensure_table
 from tests.support import settlement
+from tests.support.table_access import SESSION_LOG, WHOLE_SUITE
 
 TABLE = "ddbguard-test"
+TABLE_ACCESS_TEST = "test_table_access.py"
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +30,9 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
         configure(database.endpoint, TABLE)
         ensure_table(local_client(database.endpoint), TABLE)
         settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=10)))
+        from ddbguard.store.client import client
+
+        SESSION_LOG.attach(client())  # every call each function makes (tests/test_table_access.py)
         yield database
 
 
@@ -66,3 +71,16 @@ def local_server(dynamodb_local: DynamoDBLocal) -> Iterator[str]:
 def uid() -> str:
     """A short unique suffix for this test's values."""
     return uuid.uuid4().hex[:12]
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The table-access check runs last, after every other test has made its calls."""
+    last = [item for item in items if item.path.name == TABLE_ACCESS_TEST]
+    items[:] = [item for item in items if item.path.name != TABLE_ACCESS_TEST] + last
+    # Whether this run is the whole suite (plain `pytest`/`make test`): only then can a grant be called unused.
+    config.stash[WHOLE_SUITE] = (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not config.option.deselect
+    )

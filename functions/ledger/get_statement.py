@@ -15,7 +15,6 @@ def get_statement(request: Request) -> Reply:
     statement = statements.get_statement(
         request.path["accountId"],
         request.caller.sub,
-        is_admin=request.caller.is_admin,
         limit=query.limit,
         cursor=query.cursor,
     )

@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from local.dynamodb_local import free_port
+from local.dynamodb_local import free_port, interface_addresses
 from local.paths import ROOT
 from local.tokens import make_token
 
@@ -81,5 +81,8 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
         output = process.communicate(timeout=30)[0].decode()
     assert process.returncode == 0, output
     assert "API on http://127.0.0.1:" in output and "TOKEN=" in output
+    # DynamoDB Local listens on every interface (no option binds one): `make run` says so when it is reachable.
+    exposed = [address for address in interface_addresses() if f"{address}:{ddb_port}" in output]
+    assert ("WARNING: DynamoDB Local" in output) == bool(exposed) == bool(interface_addresses()), output
     time.sleep(0.5)
     assert _java_processes_on(ddb_port) == [], "Ctrl-C must not leave DynamoDB Local behind"

@@ -6,19 +6,41 @@ exactly what it says and the shared table's other tests are never audited or rep
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from ddbguard.domain import accounts, lock_audit
 from ddbguard.domain.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, Finding
+from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
 from local.table import ensure_table
 from tests.support.table_reads import lock_owner
+
+
+def _as_audit_function(function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with running("audit_locks"):
+            return function(*args, **kwargs)
+
+    return run
+
+
+@pytest.fixture(autouse=True)
+def _audit_calls_count_against_the_audit_function(monkeypatch):
+    """The audit's DynamoDB calls are filed under the audit Lambda's grant (tests/test_table_access.py); the
+    seeding through the layer is not."""
+    for name in ("audit_locks", "_repair"):
+        monkeypatch.setattr(lock_audit, name, _as_audit_function(getattr(lock_audit, name)))
 
 
 @pytest.fixture
@@ -87,6 +109,17 @@ def test_audit_finds_both_repair_fixes_both_and_a_second_audit_is_clean(audit_ta
     assert again.findings == []
     assert again.clean
     assert again.locks_scanned == 4
+
+
+def test_a_vanished_username_lock_is_put_back(audit_table, raw_client, uid):
+    cy = accounts.create_account("carol", email=f"cy@{uid}.io", username=f"cy_{uid}")
+    raw_client.delete_item(TableName=audit_table, Key=_key(f"UNIQ#HANDLE#cy_{uid}", "LOCK"))
+
+    repaired = lock_audit.audit_locks(repair=True)
+
+    assert _problems(repaired) == {(MISSING_LOCK, "username", f"cy_{uid}")}
+    assert repaired.clean
+    assert lock_owner(raw_client, "HANDLE", table=audit_table, value=f"cy_{uid}") == f"ACCT#{cy['accountId']}"
 
 
 def test_two_accounts_claiming_one_value_are_reported_and_left_to_a_person(audit_table, raw_client, uid):
@@ -165,3 +198,30 @@ def test_cli_exit_code_says_whether_anything_is_left_broken(dynamodb_local, audi
     clean = _cli(dynamodb_local, audit_table)
     assert clean.returncode == 0
     assert "0 findings" in clean.stdout
+
+
+def test_scheduled_handler_logs_findings_without_their_values(audit_table, raw_client, uid):
+    import io
+    import logging
+
+    from audit.audit_locks import handler
+    from ddbguard.observability import logger
+
+    _seed_broken_table(raw_client, audit_table, uid)
+    buffer = io.StringIO()
+    capture = logging.StreamHandler(buffer)
+    capture.setFormatter(logger.registered_formatter)
+    service_log = logging.getLogger(logger.name)
+    service_log.addHandler(capture)
+    try:
+        handler({"source": "aws.events"}, LambdaContext(function_name="ddbguard-audit-locks"))
+    finally:
+        service_log.removeHandler(capture)
+
+    findings = [json.loads(line) for line in buffer.getvalue().splitlines() if "lock audit finding" in line]
+    assert len(findings) == 3
+    text = buffer.getvalue()
+    for value in (f"ghost@{uid}.io", f"former_{uid}", f"bob@{uid}.io"):
+        assert value not in text
+    assert all(f["valueTag"].startswith("hmac-sha256:") for f in findings)
+    assert all(f["lock"].startswith(("UNIQ#EMAIL#hmac-sha256:", "UNIQ#HANDLE#hmac-sha256:")) for f in findings)

@@ -22,7 +22,10 @@ def test_ledger_balance_and_entries_share_the_account_partition():
 
 
 def test_order():
-    assert keys.order_key("o1") == {"PK": "ORDER#o1", "SK": "ORDER"}
+    # Per owner (docs/decisions.md): ORDER#<owner tag>#<orderId>, the tag a fixed-length digest of the sub.
+    key = keys.order_key("alice", "o1")
+    assert key == {"PK": f"ORDER#{keys.order_owner_tag('alice')}#o1", "SK": "ORDER"}
+    assert len(keys.order_owner_tag("alice")) == 32 and keys.order_owner_tag("bob") != keys.order_owner_tag("alice")
 
 
 def test_holds_live_in_the_account_partition_under_their_prefix():
@@ -60,7 +63,7 @@ def test_keys_are_exactly_pk_and_sk():
         keys.balance_key("a"),
         keys.entry_key("a", "e"),
         keys.hold_key("a", "h"),
-        keys.order_key("o"),
+        keys.order_key("alice", "o"),
         keys.request_marker_key("d"),
     ):
         assert set(key) == {"PK", "SK"} and all(isinstance(v, str) for v in key.values())

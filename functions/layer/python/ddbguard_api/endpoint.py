@@ -99,7 +99,8 @@ class Endpoint:
         app.exception_handler(Exception)(self._unexpected)
 
         @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
-        @tracer.capture_lambda_handler
+        # Responses and errors carry personal data (emails, usernames): the trace records neither.
+        @tracer.capture_lambda_handler(capture_response=False, capture_error=False)
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             if idempotency is not None:
                 idempotency.register_lambda_context(context)

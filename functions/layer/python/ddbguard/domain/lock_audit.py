@@ -122,7 +122,8 @@ def _judge_lock(lock: dict[str, Any], account: dict[str, Any] | None) -> Finding
     if account is None:
         return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner {lock.get(OWNER)!r} does not exist")
     if account.get(name) != value:
-        return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner's {name} is now {account.get(name)!r}")
+        # The detail names no value: findings are logged, and values are personal data (`value` carries it).
+        return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner's {name} is now another value")
     return None
 
 

@@ -90,7 +90,7 @@ def create(
         order_id = identity.derived_id("order") if identity is not None else new_id()
     now = now_iso()
     item: dict[str, Any] = {
-        **keys.order_key(order_id),
+        **keys.order_key(caller_sub, order_id),
         KIND: "order",
         "orderId": order_id,
         "accountId": account_id,
@@ -121,9 +121,10 @@ def create(
     return created
 
 
-def get(order_id: str, caller_sub: str, *, admin: bool = False) -> dict[str, Any]:
-    item = reads.get_item(keys.order_key(order_id))
-    return public_order(visible_or_refuse(item, caller_sub, lambda: _not_found(order_id), is_admin=admin))
+def get(order_id: str, caller_sub: str) -> dict[str, Any]:
+    """The caller's order; admins too read only their own (their reach is accounts, docs/api.md)."""
+    item = reads.get_item(keys.order_key(caller_sub, order_id))
+    return public_order(visible_or_refuse(item, caller_sub, lambda: _not_found(order_id)))
 
 
 # --- versioned status change and delete ---------------------------------------------------
@@ -137,7 +138,7 @@ def update_status(
     guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(target)
     try:
         item = versioning.update_item(
-            keys.order_key(order_id),
+            keys.order_key(caller_sub, order_id),
             expected,
             set_values={STATUS: target, UPDATED_AT: now_iso(), **replays.update_stamp(identity)},
             condition=guard,
@@ -153,7 +154,7 @@ def delete(order_id: str, caller_sub: str, expected: int, identity: RequestIdent
     """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED: one DeleteItem, or with
     an Idempotency-Key one transaction with the request marker (a retry answers 204 again, not 404)."""
     guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
-    key = keys.order_key(order_id)
+    key = keys.order_key(caller_sub, order_id)
     if identity is None:
         try:
             versioning.delete_item(key, expected, condition=guard)
@@ -185,7 +186,7 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
     and write is retried from a fresh read, a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: replays.read_with_marker(keys.order_key(order_id), identity),
+        read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity),
         decide_and_write=lambda state: _pay_once(order_id, state[0], state[1], caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
@@ -213,7 +214,7 @@ def _pay_once(
     )
     # Attempted whatever status was read: the marker (position 0) must get its say first.
     order_becomes_paid = versioning.update_action(
-        keys.order_key(order_id),
+        keys.order_key(caller_sub, order_id),
         read_version,
         set_values={STATUS: order_status.PAID, UPDATED_AT: now},
         condition=Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(order_status.PAID),

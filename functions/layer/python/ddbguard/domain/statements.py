@@ -60,16 +60,15 @@ def _bad_cursor() -> InvalidInput:
 
 
 def get_statement(
-    account_id: str, caller_sub: str, *, is_admin: bool = False, limit: int = PAGE_DEFAULT, cursor: str | None = None
+    account_id: str, caller_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None
 ) -> dict[str, Any]:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
-    the caller's (admins may read any)."""
+    the caller's (admins too: their reach is the account itself, docs/api.md)."""
     start_key = decode_cursor(cursor, account_id) if cursor is not None else None
     balance = visible_or_refuse(
         reads.get_item(keys.balance_key(account_id)),
         caller_sub,
         lambda: ledger_not_found(account_id),
-        is_admin=is_admin,
     )
     entry_range = KeyCondition(PARTITION_KEY).eq(keys.account_partition(account_id)) & KeyCondition(
         SORT_KEY

@@ -200,14 +200,17 @@ def with_available_after(entries: list[Item]) -> list[Item]:
         found = [reads.get_item(next(iter(balances.values())), attributes=paths) or {}]
     else:
         found = reads.get_items(list(balances.values()), attributes=paths)
-    pending = {entry_id: after for item in found for entry_id, after in (item.get(PENDING) or {}).items()}
-    filled = []
-    for entry in entries:
-        if AVAILABLE_AFTER not in entry:
-            after = pending.get(entry["entryId"])
-            if after is None:  # settled meanwhile: the value now lives on the entry
-                stored = reads.get_item(keys.entry_key(entry["accountId"], entry["entryId"])) or {}
-                after = stored.get(AVAILABLE_AFTER)
-            entry = {**entry, AVAILABLE_AFTER: after}
-        filled.append(entry)
-    return filled
+    after = {entry_id: value for item in found for entry_id, value in (item.get(PENDING) or {}).items()}
+    settled = [e for e in unsettled if e["entryId"] not in after]
+    if settled:  # settled meanwhile: the value now lives on the entry (read the same way, one call)
+        entry_keys = [keys.entry_key(e["accountId"], e["entryId"]) for e in settled]
+        stored = (
+            [reads.get_item(entry_keys[0]) or {}]
+            if len(balances) == 1 and len(settled) == 1
+            else reads.get_items(entry_keys)
+        )
+        after.update({item["entryId"]: item.get(AVAILABLE_AFTER) for item in stored if "entryId" in item})
+    return [
+        entry if AVAILABLE_AFTER in entry else {**entry, AVAILABLE_AFTER: after.get(entry["entryId"])}
+        for entry in entries
+    ]

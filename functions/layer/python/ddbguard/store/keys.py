@@ -5,6 +5,8 @@ Formats are fixed by the contract (section 4); the rest use their own prefixes.
 
 from __future__ import annotations
 
+import hashlib
+
 from ddbguard.store.shapes import Key
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -45,8 +47,15 @@ def hold_key(account_id: str, hold_id: str) -> Key:
     return _key(account_partition(account_id), f"{HOLD_PREFIX}{hold_id}")
 
 
-def order_key(order_id: str) -> Key:
-    return _key(f"{ORDER_PREFIX}{order_id}", "ORDER")
+def order_owner_tag(owner_sub: str) -> str:
+    """The owner's part of an order key: a fixed-length digest, so no `sub` shape can reach or break a key."""
+    return hashlib.sha256(f"order-owner\x1f{owner_sub}".encode()).hexdigest()[:32]
+
+
+def order_key(owner_sub: str, order_id: str) -> Key:
+    """`ORDER#<owner tag>#<orderId>`: order ids are per owner, so another caller's id is as free to you as an
+    unused one (docs/decisions.md, "Order ids are per owner")."""
+    return _key(f"{ORDER_PREFIX}{order_owner_tag(owner_sub)}#{order_id}", "ORDER")
 
 
 def request_marker_key(request_digest: str) -> Key:

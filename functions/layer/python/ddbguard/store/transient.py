@@ -54,9 +54,11 @@ def is_transient(code: str | None) -> bool:
     return code in TRANSIENT_CODES
 
 
-def backoff(attempt: int, *, base_s: float = BACKOFF_BASE_S, cap_s: float = BACKOFF_CAP_S) -> None:
-    """Full jitter: sleep a random time up to min(cap, base * 2**attempt)."""
-    time.sleep(random.uniform(0, min(cap_s, base_s * 2**attempt)))
+def backoff(attempt: int, *, base_s: float | None = None, cap_s: float | None = None) -> None:
+    """Full jitter: sleep a random time up to min(cap, base * 2**attempt) (defaults read at call time)."""
+    base = BACKOFF_BASE_S if base_s is None else base_s
+    cap = BACKOFF_CAP_S if cap_s is None else cap_s
+    time.sleep(random.uniform(0, min(cap, base * 2**attempt)))
 
 
 def gave_up(reason: str) -> Busy:

@@ -1,0 +1,75 @@
+"""The one-line summary `make synth` ends with: cdk-nag findings (acknowledged / open) and cfn-lint's result.
+
+Reads what `cdk synth` left in cdk.out/: acknowledgements from the stack's metadata (one per finding and resource
+they cover), open findings from CDK's validation report (written when a plugin such as cdk-nag reports), and
+lints the template with cfn-lint. Exits non-zero when synthesis failed, a finding is open or cfn-lint objects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from infra import constants
+
+ACKNOWLEDGED = "aws:cdk:acknowledged-rules"
+
+
+def acknowledged_count(cdk_out: Path) -> int:
+    path = cdk_out / f"{constants.STACK_ID}.metadata.json"
+    if not path.exists():
+        return 0
+    metadata: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+    return sum(
+        len(entry.get("data") or {})
+        for entries in metadata.values()
+        for entry in entries
+        if entry["type"] == ACKNOWLEDGED
+    )
+
+
+def open_count(cdk_out: Path) -> int:
+    path = cdk_out / "validation-report.json"
+    if not path.exists():
+        return 0
+    report = json.loads(path.read_text(encoding="utf-8"))
+    return sum(
+        max(1, len(violation.get("violatingResources") or violation.get("violatingConstructs") or []))
+        for plugin in report.get("pluginReports", [])
+        for violation in plugin.get("violations", [])
+    )
+
+
+def cfn_lint_findings(template: Path) -> list[str]:
+    from cfnlint.api import ManualArgs, lint_file
+
+    config = ManualArgs(regions=list(constants.CFN_LINT_REGIONS), ignore_checks=list(constants.CFN_LINT_IGNORED))
+    return [str(match) for match in lint_file(template, config=config)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cdk-status", type=int, default=0, help="exit status of `cdk synth`")
+    parser.add_argument("--cdk-out", type=Path, default=constants.REPO_ROOT / "cdk.out")
+    args = parser.parse_args(argv)
+    template = args.cdk_out / f"{constants.STACK_ID}.template.json"
+    acknowledged, still_open = acknowledged_count(args.cdk_out), open_count(args.cdk_out)
+    if args.cdk_status != 0 and still_open == 0:
+        still_open = -1  # synthesis failed before any report was written
+    lint = cfn_lint_findings(template) if args.cdk_status == 0 and template.exists() else None
+    for finding in lint or []:
+        print(finding)
+    lint_text = "not run" if lint is None else ("clean" if not lint else f"{len(lint)} findings")
+    open_text = "synthesis failed" if still_open < 0 else f"{still_open} open"
+    ignored = ", ".join(constants.CFN_LINT_IGNORED)
+    print(
+        f"ddbguard synth: cdk-nag {acknowledged} acknowledged / {open_text}; cfn-lint {lint_text} ({ignored} ignored)"
+    )
+    return 0 if args.cdk_status == 0 and still_open == 0 and lint == [] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""`make synth`'s closing line counts cdk-nag findings from what `cdk synth` leaves in cdk.out/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from infra import constants, synth_report
+
+
+def _cdk_out(tmp_path: Path, violations: list[dict]) -> Path:
+    metadata = {
+        "/DdbguardStack/Functions/XTracingPolicy": [
+            {"type": synth_report.ACKNOWLEDGED, "data": {"Annotation::AwsSolutions-IAM5[Resource::*]": "why"}},
+            {"type": "aws:cdk:logicalId", "data": "X"},
+        ],
+        "/DdbguardStack/Auth/UserPool": [{"type": synth_report.ACKNOWLEDGED, "data": {"A::B": "c", "A::D": "e"}}],
+    }
+    (tmp_path / f"{constants.STACK_ID}.metadata.json").write_text(json.dumps(metadata))
+    report = {"pluginReports": [{"pluginName": "AwsSolutions", "violations": violations}] if violations else []}
+    (tmp_path / "validation-report.json").write_text(json.dumps(report))
+    return tmp_path
+
+
+def test_a_clean_synth_counts_acknowledgements(tmp_path: Path) -> None:
+    out = _cdk_out(tmp_path, [])
+    assert (synth_report.acknowledged_count(out), synth_report.open_count(out)) == (3, 0)
+
+
+def test_a_failed_synth_reports_its_open_findings_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    resources = [{"constructPath": "DdbguardStack/Functions/XRole/DefaultPolicy/Resource"}]
+    out = _cdk_out(tmp_path, [{"ruleName": "AwsSolutions-IAM5[Resource::*]", "violatingConstructs": resources}])
+    assert synth_report.main(["--cdk-status", "1", "--cdk-out", str(out)]) == 1
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("ddbguard synth: cdk-nag 3 acknowledged / 1 open; cfn-lint not run")

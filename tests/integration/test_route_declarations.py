@@ -1,0 +1,35 @@
+"""The route table's table-access declarations (what infra/ grants) agree with the code that makes the calls."""
+
+from __future__ import annotations
+
+import routes
+from routes import ROUTES
+
+
+def test_key_patterns_match_the_layer_key_builders() -> None:
+    from ddbguard.store import keys
+
+    assert f"{keys.ACCOUNT_PREFIX}*" == routes.ACCOUNTS
+    assert f"{keys.ORDER_PREFIX}*" == routes.ORDERS
+    assert f"{keys.REQUEST_PREFIX}*" == routes.REQUEST_MARKERS
+    assert f"{keys.LOCK_PREFIX}EMAIL#*" == routes.EMAIL_LOCKS
+    assert f"{keys.LOCK_PREFIX}HANDLE#*" == routes.USERNAME_LOCKS
+    assert keys.lock_key("EMAIL", "a@b.io")["PK"].startswith(routes.EMAIL_LOCKS[:-1])
+    assert keys.order_key("alice", "o-1")["PK"].startswith(routes.ORDERS[:-1])
+
+
+def test_idempotency_keeps_no_records_of_its_own(dynamodb_local) -> None:
+    """The Powertools layer of every keyed route is the in-transaction one: no access beyond the operation's."""
+    import importlib
+
+    from ddbguard_api.idempotency import InTransactionPersistenceLayer
+
+    for route in ROUTES:
+        endpoint = importlib.import_module(route.handler).endpoint
+        if route.idempotency == "none":
+            assert endpoint.idempotency is None
+            continue
+        assert isinstance(endpoint.idempotency.persistence, InTransactionPersistenceLayer)
+        reached = {p for patterns in route.table_access.values() for p in patterns}
+        # Markers, or (a single-item update) the request stamped on the item it updates.
+        assert "REQ#*" in reached or set(route.table_access) == {"UpdateItem"}, route.operation
