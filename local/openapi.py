@@ -321,7 +321,8 @@ def build_document() -> dict[str, Any]:
             openapi_version="3.1.0",
             description=DESCRIPTION,
             servers=[
-                Server(url="http://127.0.0.1:3000", description="make run (local)"),
+                # Relative: the server this document was fetched from (make run: http://127.0.0.1:$PORT).
+                Server(url="/", description="The server that serves this document (make run)"),
                 Server(
                     url="https://{apiId}.execute-api.{region}.amazonaws.com/v1",
                     description="cdk deploy",

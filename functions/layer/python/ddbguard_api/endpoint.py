@@ -33,6 +33,7 @@ from ddbguard.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 from ddbguard_api import problems
 from ddbguard_api.bodies import field_errors, parse_body
 from ddbguard_api.caller import Caller, caller_from_event
+from ddbguard_api.cors import cors_config
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
 from ddbguard_api.replies import Reply
@@ -95,7 +96,7 @@ class Endpoint:
         self.body_model = body
         self.query_model = query
         self._operation: Operation | None = None
-        self.app = APIGatewayRestResolver()
+        self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
         resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
         self.app.route(resolver_path, method=self.route.method)(self._resolve)
         self._idempotency_config: IdempotencyConfig | None = None
