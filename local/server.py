@@ -168,6 +168,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = do_OPTIONS = _serve
 
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, PROPFIND, ...) is routed too, so a known path answers 405 with Allow.
+        if name.startswith("do_"):
+            return self._serve
+        raise AttributeError(name)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's signature
         if self.server.quiet:  # type: ignore[attr-defined]
             return
