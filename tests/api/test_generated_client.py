@@ -56,8 +56,8 @@ def test_quickstart_through_the_generated_client(client_package, local_server):
     from ddbguard_client.api.ledger import deposit, get_statement, open_ledger, withdraw
     from ddbguard_client.api.orders import create_order, pay_order, update_order_status
     from ddbguard_client.models import Amount, CreateAccount, CreateOrder, OrderItem, UpdateOrderStatus
-    from ddbguard_client.models.update_order_status_status import UpdateOrderStatusStatus
     from ddbguard_client.models import Problem as ProblemModel
+    from ddbguard_client.models.update_order_status_status import UpdateOrderStatusStatus
 
     suffix = uuid.uuid4().hex[:8]
     client = AuthenticatedClient(base_url=local_server, token=make_token(f"client-{suffix}"))
