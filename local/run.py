@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 
+from ddbguard_api.cors import allowed_origins
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.paths import ROOT
 from local.runtime_env import configure
@@ -61,6 +62,11 @@ def main() -> int:
         server = LocalApiServer("127.0.0.1", port)
         token = make_token("alice")
         print(f"ddbguard: API on {server.url}  (table {table} at {database.endpoint})")
+        print(f"ddbguard: OpenAPI  {server.url}/openapi.json")
+        print(f"ddbguard: API docs {server.url}/docs  (Swagger UI, no token needed)")
+        origins = allowed_origins()
+        if origins:
+            print(f"ddbguard: CORS allowed for {', '.join(origins)}")
         print(f"ddbguard: demo token for sub=alice (local only, unsigned):\n  export TOKEN={token}")
         print(
             f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" '

@@ -17,7 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import routes
+from ddbguard_api import cors
 from ddbguard_api.problems import PROBLEM_JSON, problem_document
+from local import docs_ui
 from local.apigw_events import build_event, match_path
 from local.invocation import running
 from local.lambda_context import LambdaContext
@@ -50,33 +52,79 @@ def _problem(
     return status, {"Content-Type": PROBLEM_JSON, **(extra_headers or {})}, json.dumps(body).encode()
 
 
-def find_route(method: str, path: str) -> tuple[Any, dict[str, str] | None, bool]:
-    path_matched = False
+def find_route(method: str, path: str) -> tuple[Any, dict[str, str] | None, list[str]]:
+    """(route, path parameters, the methods the matched path has); ([] when no path matches)."""
+
+    found, found_parameters, methods = None, None, []
     for route in routes.ROUTES:
         parameters = match_path(route.path, path)
         if parameters is None:
             continue
-        path_matched = True
-        if route.method == method:
-            return route, parameters, True
-    return None, None, path_matched
+        methods.append(route.method)
+        if route.method == method and found is None:
+            found, found_parameters = route, parameters
+    return found, found_parameters, methods
+
+
+def allow_header(methods: list[str]) -> str:
+    """The `Allow` value of a path: its routes' methods, plus OPTIONS when preflight is answered."""
+    return ", ".join([*methods, "OPTIONS"] if cors.allowed_origins() else methods)
+
+
+def _origin(headers: list[tuple[str, str]]) -> str | None:
+    return next((v for k, v in headers if k.lower() == "origin"), None)
+
+
+def _cors_headers(origin: str | None) -> dict[str, str]:
+    """What the stack's gateway responses add to API Gateway's own errors, when CORS is on."""
+    origins = cors.allowed_origins()
+    if not origins or origin not in origins:
+        return {}
+    return {"Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": ",".join(cors.EXPOSED_HEADERS)}
+
+
+def _preflight(origin: str | None, methods: list[str]) -> tuple[int, dict[str, Any], bytes]:
+    """API Gateway's CORS preflight mock (CDK add_cors_preflight): 204, the allowed origin echoed,
+    the first allowed origin otherwise (which the browser then refuses)."""
+    origins = cors.allowed_origins()
+    headers = {
+        "Access-Control-Allow-Origin": origin if origin in origins else origins[0],
+        "Access-Control-Allow-Methods": ",".join([*methods, "OPTIONS"]),
+        "Access-Control-Allow-Headers": ",".join(cors.ALLOWED_HEADERS),
+        "Access-Control-Expose-Headers": ",".join(cors.EXPOSED_HEADERS),
+        "Access-Control-Max-Age": str(cors.MAX_AGE_S),
+        "Vary": "Origin",
+    }
+    return 204, headers, b""
 
 
 def invoke(
     method: str, raw_path: str, headers: list[tuple[str, str]], body: bytes
 ) -> tuple[int, dict[str, Any], bytes]:
     path = urlsplit(raw_path).path
-    route, parameters, path_matched = find_route(method, path)
+    route, parameters, methods = find_route(method, path)
     if route is None:
-        if path_matched:
-            return _problem(405, "method_not_allowed", f"{method} is not allowed on {path}.")
-        return _problem(404, "not_found", f"No route for {method} {path}.")
+        if not methods:
+            docs = docs_ui.serve(method, path)
+            if docs is not None:
+                return docs
+            return _problem(404, "not_found", f"No route for {method} {path}.", _cors_headers(_origin(headers)))
+        if method == "OPTIONS" and cors.allowed_origins():
+            return _preflight(_origin(headers), methods)
+        # Deployed, each resource's ANY method (a mock) answers the same (infra/api.py).
+        extra = {"Allow": allow_header(methods), **_cors_headers(_origin(headers))}
+        return _problem(405, "method_not_allowed", f"{method} is not allowed on {path}.", extra)
     claims = None
     if route.auth:
         authorization = next((v for k, v in headers if k.lower() == "authorization"), None)
         claims = claims_from_authorization(authorization)
         if claims is None:  # what API Gateway's Cognito authorizer answers, before any Lambda runs
-            return _problem(401, "unauthorized", "Send Authorization: Bearer <token> (make token SUB=...).")
+            return _problem(
+                401,
+                "unauthorized",
+                "Send Authorization: Bearer <token> (make token SUB=...).",
+                _cors_headers(_origin(headers)),
+            )
     event = build_event(
         method=method,
         resource=route.path,
@@ -131,6 +179,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = do_OPTIONS = _serve
+
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, PROPFIND, ...) is routed too, so a known path answers 405 with Allow.
+        if name.startswith("do_"):
+            return self._serve
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's signature
         if self.server.quiet:  # type: ignore[attr-defined]

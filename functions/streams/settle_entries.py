@@ -27,7 +27,9 @@ def settle_record(record: DynamoDBRecord) -> None:
 @tracer.capture_lambda_handler(capture_response=False)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
-        return process_partial_response(event=event, record_handler=settle_record, processor=processor, context=context)
+        return dict(
+            process_partial_response(event=event, record_handler=settle_record, processor=processor, context=context)
+        )
     finally:
         with metrics_lock:
             if metrics.metric_set:

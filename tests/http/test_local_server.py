@@ -47,3 +47,33 @@ def test_token_payload_reaches_handler_as_claims(local_server):
     status, _, body = _call(f"{local_server}/accounts/does-not-exist", headers={"Authorization": f"Bearer {token}"})
     assert status == 404
     assert json.loads(body)["status"] == 404
+
+
+def test_wrong_method_on_a_known_path_is_405_with_allow_like_the_deployed_mock(local_server):
+    status, headers, body = _call(f"{local_server}/accounts/abc", method="PUT")
+    assert status == 405
+    assert headers["Allow"] == "GET, PATCH, DELETE"
+    assert headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body)["code"] == "method_not_allowed"
+    # No CORS configured: OPTIONS is just another method this path does not have.
+    assert _call(f"{local_server}/accounts", method="OPTIONS")[0] == 405
+
+
+def test_openapi_json_and_docs_are_served_without_a_token(local_server):
+    from openapi_spec_validator import validate
+
+    from local.openapi import OPENAPI_PATH
+
+    status, headers, body = _call(f"{local_server}/openapi.json")
+    assert (status, headers["Content-Type"]) == (200, "application/json")
+    assert body == OPENAPI_PATH.read_bytes()
+    validate(json.loads(body))
+    status, headers, page = _call(f"{local_server}/docs")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b"https://" not in page  # no CDN: every asset comes from this server
+    for asset in ("swagger-ui.css", "swagger-ui-bundle.js"):
+        assert f"/docs/{asset}".encode() in page
+        status, _, data = _call(f"{local_server}/docs/{asset}")
+        assert status == 200 and len(data) > 10_000
+    assert _call(f"{local_server}/docs/../package.json")[0] == 404
+    assert _call(f"{local_server}/docs/index.html")[0] == 404

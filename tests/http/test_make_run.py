@@ -39,6 +39,49 @@ def _get(url: str, headers: dict | None = None) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
+ORIGIN = "https://app.example.com"
+
+
+def _open(url: str, method: str, headers: dict, body: bytes | None = None):
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
+
+
+def _check_cors(base: str) -> None:
+    """With CORS_ALLOWED_ORIGINS set, the local server answers preflight as API Gateway's mock does, and
+    the handlers (Powertools CORSConfig) add the Access-Control-* headers, exposing ETag and Location."""
+    status, headers = _open(
+        f"{base}/accounts",
+        "OPTIONS",
+        {
+            "Origin": ORIGIN,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "idempotency-key",
+        },
+    )
+    assert status == 204
+    assert headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert "POST" in headers["Access-Control-Allow-Methods"]
+    assert "Idempotency-Key" in headers["Access-Control-Allow-Headers"]
+    token = {"Authorization": f"Bearer {make_token('erin')}", "Content-Type": "application/json", "Origin": ORIGIN}
+    body = json.dumps({"email": "cors@example.com", "username": "corsy"}).encode()
+    status, headers = _open(f"{base}/accounts", "POST", token, body)
+    assert status == 201
+    assert headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert {"ETag", "Location"} <= set(headers["Access-Control-Expose-Headers"].split(","))
+    status, headers = _open(f"{base}/accounts/nope", "GET", {"Origin": ORIGIN})
+    assert status == 401 and headers["Access-Control-Allow-Origin"] == ORIGIN
+    status, headers = _open(f"{base}/accounts", "GET", {**token, "Origin": "https://evil.example"})
+    assert status == 405 and headers["Allow"] == "POST, OPTIONS"
+    assert headers.get("Access-Control-Allow-Origin") is None
+    status, headers = _open(f"{base}/accounts/nope", "GET", {**token, "Origin": "https://evil.example"})
+    assert status == 404 and headers.get("Access-Control-Allow-Origin") is None
+
+
 def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
     port, ddb_port = free_port(), free_port()
     env = {
@@ -47,6 +90,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
         "DYNAMODB_PORT": str(ddb_port),
         "DDB_DATA_DIR": "memory",
         "TABLE_NAME": "ddbguard-run-test",
+        "CORS_ALLOWED_ORIGINS": ORIGIN,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -75,6 +119,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
         )
         with urllib.request.urlopen(created, timeout=10) as response:
             assert response.status == 201 and response.headers["ETag"] == '"0"'
+        _check_cors(f"http://127.0.0.1:{port}")
         assert _java_processes_on(ddb_port), "DynamoDB Local should be running while the server is up"
     finally:
         process.send_signal(signal.SIGINT)
@@ -84,5 +129,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
     # DynamoDB Local listens on every interface (no option binds one): `make run` says so when it is reachable.
     exposed = [address for address in interface_addresses() if f"{address}:{ddb_port}" in output]
     assert ("WARNING: DynamoDB Local" in output) == bool(exposed) == bool(interface_addresses()), output
+    assert f"http://127.0.0.1:{port}/openapi.json" in output
+    assert f"http://127.0.0.1:{port}/docs" in output
     time.sleep(0.5)
     assert _java_processes_on(ddb_port) == [], "Ctrl-C must not leave DynamoDB Local behind"

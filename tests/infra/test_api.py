@@ -15,8 +15,28 @@ if TYPE_CHECKING:
     from conftest import Synth
 
 
-def test_exactly_the_routes_are_methods(synth: Synth) -> None:
-    assert set(synth.methods()) == {(route.method, route.path) for route in ROUTES}
+def test_exactly_the_routes_are_methods_plus_one_405_mock_per_path(synth: Synth) -> None:
+    assert set(synth.methods()) == {(route.method, route.path) for route in ROUTES} | {
+        ("ANY", route.path) for route in ROUTES
+    }
+
+
+@pytest.mark.parametrize("path", sorted({route.path for route in ROUTES}))
+def test_wrong_method_on_a_known_path_is_405_with_allow(synth: Synth, path: str) -> None:
+    """The ANY mock answers what the local server answers: 405 method_not_allowed, Allow = the path's methods."""
+    method = synth.methods()[("ANY", path)]
+    assert method["AuthorizationType"] == "NONE"
+    integration = method["Integration"]
+    assert integration["Type"] == "MOCK"
+    (response,) = integration["IntegrationResponses"]
+    assert response["StatusCode"] == "405"
+    allowed = ", ".join(route.method for route in ROUTES if route.path == path)
+    assert response["ResponseParameters"]["method.response.header.Allow"] == f"'{allowed}'"
+    body = json.loads(response["ResponseTemplates"]["application/json"])
+    assert (body["status"], body["code"]) == (405, "method_not_allowed")
+    from local.server import allow_header, find_route
+
+    assert allow_header(find_route("PUT", path.replace("{", "x").replace("}", ""))[2]) == allowed
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.key)
@@ -39,7 +59,11 @@ def test_route_method(synth: Synth, route: Any) -> None:
 
 
 def test_health_is_the_only_public_route(synth: Synth) -> None:
-    public = [key for key, method in synth.methods().items() if method["AuthorizationType"] == "NONE"]
+    public = [
+        key
+        for key, method in synth.methods().items()
+        if method["AuthorizationType"] == "NONE" and method["Integration"]["Type"] != "MOCK"
+    ]
     assert public == [("GET", "/health")]
 
 
@@ -70,8 +94,8 @@ def test_user_pool_has_admin_group_and_public_client(template: Template) -> None
 def test_path_parameters_are_validated(synth: Synth) -> None:
     (validator_id, validator) = next(iter(synth.of_type("AWS::ApiGateway::RequestValidator").items()))
     assert validator["Properties"]["ValidateRequestParameters"] is True
-    for (_verb, path), method in synth.methods().items():
-        if "{" in path:
+    for (verb, path), method in synth.methods().items():
+        if "{" in path and verb != "ANY":  # the 405 mock reads no parameter
             assert method["RequestValidatorId"] == {"Ref": validator_id}
 
 

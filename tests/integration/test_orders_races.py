@@ -22,12 +22,12 @@ from tests.support.table_reads import raw_item
 
 
 def test_lost_update_race_over_http_has_exactly_one_winner(local_server, api, raw_client, uid):
-    """20 writers read the same ETag and PATCH different statuses with it: one wins, 19 get 412."""
+    """20 writers read the same ETag and PATCH with it: one wins, 19 get 412."""
     order = new_order(api, raw_client, uid)
     read = api.get(order_path(order))
     etag = read.header("ETag")
     url = f"{local_server}{order_path(order)}"
-    targets = ["PAID" if n % 2 else "CANCELLED" for n in range(20)]
+    targets = ["CANCELLED"] * 20  # the one move a PENDING order may make by PATCH
     start = threading.Barrier(len(targets))
 
     def patch(status: str):
@@ -167,3 +167,33 @@ def test_payment_racing_a_cancel_is_all_or_nothing(api, ddb_client, raw_client, 
     balance = raw_item(raw_client, keys.balance_key(account_id))
     assert balance["availableCents"] == balance["clearedCents"] == funds - paid_total
     assert outcomes[:2] == ["CANCELLED", "PAID"]
+
+
+def test_twenty_concurrent_patches_to_paid_are_all_refused_and_paying_still_works(local_server, api, raw_client, uid):
+    """PAID is reached only by paying: 20 racing PATCH {"status": "PAID"} at the right version all get
+    409 invalid_transition, the order and the ledger stay as they were, and the payment then succeeds."""
+    order = new_order(api, raw_client, uid)
+    seed_balance(raw_client, order["accountId"], "alice", LINES_TOTAL)
+    before = stored_order(raw_client, order["orderId"])
+    balance_before = raw_item(raw_client, keys.balance_key(order["accountId"]))
+    url = f"{local_server}{order_path(order)}"
+    start = threading.Barrier(20)
+
+    def patch(_: int):
+        start.wait()
+        return http(url, "PATCH", {"status": "PAID"}, headers={"If-Match": '"0"'})
+
+    with ThreadPoolExecutor(20) as pool:
+        replies = list(pool.map(patch, range(20)))
+
+    assert [(status, body["code"]) for status, _, body in replies] == [(409, "invalid_transition")] * 20
+    for _, _, problem in replies:
+        assert (problem["currentStatus"], problem["requestedStatus"]) == ("PENDING", "PAID")
+    assert stored_order(raw_client, order["orderId"]) == before
+    assert raw_item(raw_client, keys.balance_key(order["accountId"])) == balance_before
+    assert ledger_entries(raw_client, order["accountId"]) == []
+
+    paid = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
+    assert (paid.status, paid.json["status"], paid.json["version"]) == (200, "PAID", 1)
+    [entry] = ledger_entries(raw_client, order["accountId"])
+    assert (entry["amountCents"], entry["orderId"]) == (LINES_TOTAL, order["orderId"])

@@ -23,6 +23,7 @@ from ddbguard.errors import DomainError
 from ddbguard.guards import replays
 from ddbguard.observability import logger, metrics, metrics_lock, tracer
 from ddbguard_api import error_responses
+from ddbguard_api.cors import cors_config
 from ddbguard_api.idempotency import IdempotentExecution
 from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
@@ -55,7 +56,7 @@ class Endpoint:
         self.body_model = body
         self.query_model = query
         self._operation: Operation | None = None
-        self.app = APIGatewayRestResolver()
+        self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
         resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
         self.app.route(resolver_path, method=self.route.method)(self._resolve)
         self.idempotency = IdempotentExecution(route.operation, self._execute) if route.idempotency != "none" else None

@@ -26,6 +26,9 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     CANCELLED: frozenset(),
 }
 
+# Reached only by paying (POST /orders/{orderId}/pay, which moves the money), never by a status PATCH.
+PAYMENT_ONLY: frozenset[str] = frozenset({PAID})
+
 # An order may be deleted only while no money is tied to it: before payment, or once cancelled.
 DELETABLE: frozenset[str] = frozenset({PENDING, CANCELLED})
 
@@ -53,3 +56,10 @@ def status_in(statuses: frozenset[str]) -> ConditionBase:
 def move_guard(target: str) -> ConditionBase:
     """The order's current status permits the move to `target`."""
     return status_in(sources_of(target))
+
+
+def patch_guard(target: str) -> ConditionBase:
+    """A status PATCH to `target`: like `move_guard`, but one to a payment-only status fails on every order."""
+    if target in PAYMENT_ONLY:
+        return status_in(frozenset())
+    return move_guard(target)

@@ -8,6 +8,8 @@ the failed write, never from a second read:
   right version, wrong status -> 409 invalid_transition.
 
 Decisions:
+- PENDING -> PAID only through `pay` (money moves with it): a PATCH to PAID fails its own
+  condition on every order and answers 409 invalid_transition, whatever If-Match said.
 - A status "move" to the current status is a forbidden transition (409 invalid_transition):
   the transition table has no self-loops, and a no-op write would still bump the version.
 - Only PENDING or CANCELLED orders may be deleted; a PAID, SHIPPED or DELIVERED order records
@@ -135,7 +137,7 @@ def update_status(
 ) -> dict[str, Any]:
     """Move the order to `target` if it is the caller's, at `expected`, and the move is allowed:
     one UpdateItem whose condition says all three (with an Idempotency-Key, stamped with the request)."""
-    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(target)
+    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.patch_guard(target)
     try:
         item = versioning.update_item(
             keys.order_key(caller_sub, order_id),
@@ -146,6 +148,11 @@ def update_status(
     except writes.ConditionFailed as failed:
         if replays.is_own_update(failed.item, identity, expected):
             return public_order(failed.item or {})
+        if target in order_status.PAYMENT_ONLY and failed.item is not None and is_visible(failed.item, caller_sub):
+            # Never by PATCH, at any version: say so rather than 412, which would invite a retry.
+            refusal = InvalidTransition(str(failed.item.get(STATUS)), target, current=public_order(failed.item))
+            refusal.detail = f"An order becomes {target} only through POST /orders/{order_id}/pay."
+            raise refusal from None
         raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
     return public_order(item)
 

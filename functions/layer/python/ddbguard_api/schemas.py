@@ -1,0 +1,138 @@
+"""Response bodies, as pydantic models: what the handlers send back, for the OpenAPI description.
+
+The handlers build plain dicts (ddbguard's `public_*` functions); these models describe them.
+The schemathesis suite checks every real response against the document generated from them,
+so a field the code adds or drops shows up as a failing test, not as a silently stale doc.
+Extra fields are allowed (additionalProperties): clients must ignore what they do not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ddbguard_api.models import OrderStatus
+
+EntryType = Literal["deposit", "withdrawal", "hold", "capture", "release", "transfer_in", "transfer_out"]
+HoldStatus = Literal["OPEN", "CAPTURED", "RELEASED"]
+Timestamp = str  # ISO 8601 UTC with milliseconds, e.g. 2026-12-03T06:30:39.300Z
+
+
+class ResponseModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Health(ResponseModel):
+    status: Literal["ok"]
+
+
+class Account(ResponseModel):
+    """An account. `email` and `username` are the normalised (NFKC, case-folded, trimmed) values."""
+
+    accountId: str
+    email: str
+    username: str
+    displayName: str | None
+    version: int = Field(ge=0, description="Grows by 1 on every change; the ETag is this number, quoted.")
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+class Balance(ResponseModel):
+    """A ledger's balance item. Invariant: availableCents = clearedCents - holdCents >= 0."""
+
+    accountId: str
+    clearedCents: int
+    holdCents: int = Field(ge=0)
+    availableCents: int = Field(ge=0)
+    version: int = Field(ge=0)
+    createdAt: Timestamp | None = None
+    updatedAt: Timestamp | None = None
+
+
+class Entry(ResponseModel):
+    """One ledger entry; holds, transfers and order payments add the fields that name them."""
+
+    entryId: str = Field(description="Time-sortable id; statements list entries newest first.")
+    accountId: str
+    type: EntryType
+    amountCents: int = Field(ge=1)
+    availableCentsAfter: int | None = Field(description="The ledger's available money right after this entry.")
+    createdAt: Timestamp
+    holdId: str | None = None
+    holdStatus: HoldStatus | None = None
+    transferId: str | None = None
+    counterpartyAccountId: str | None = None
+    fromAccountId: str | None = None
+    toAccountId: str | None = None
+    orderId: str | None = None
+
+
+class Hold(Entry):
+    """The `hold` entry (placing) or the `capture` / `release` entry (settling) of one hold."""
+
+    holdId: str
+    holdStatus: HoldStatus
+
+
+class TransferSent(Entry):
+    """The caller's `transfer_out` entry; the receiver got a `transfer_in` entry in the same transaction."""
+
+    transferId: str
+    fromAccountId: str
+    toAccountId: str
+
+
+class Statement(ResponseModel):
+    clearedCents: int
+    holdCents: int = Field(ge=0)
+    availableCents: int = Field(ge=0)
+    version: int = Field(ge=0)
+    entries: list[Entry] = Field(description="Newest first.")
+    nextCursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
+
+
+class OrderLine(ResponseModel):
+    sku: str
+    quantity: int = Field(ge=1)
+    unitPriceCents: int = Field(ge=1)
+
+
+class Order(ResponseModel):
+    orderId: str
+    accountId: str
+    status: OrderStatus
+    items: list[OrderLine]
+    totalCents: int = Field(ge=0)
+    version: int = Field(ge=0)
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+class FieldProblem(BaseModel):
+    field: str = Field(description="Dotted path of the offending field (`items.0.sku`), or `body`.")
+    code: str = Field(description="taken, required, unknown_field, not_an_integer, too_large, ...")
+    message: str
+
+
+class Problem(ResponseModel):
+    """RFC 9457 problem details (`application/problem+json`). `code` is the machine-readable reason;
+    some codes carry extension members (`current`, `availableCents`, `requestedCents`, ...)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[FieldProblem] | None = None
+    current: dict[str, Any] | None = Field(
+        default=None, description="version_conflict: the resource as it is now (its ETag header is its version)."
+    )
+    availableCents: int | None = Field(default=None, description="insufficient_funds: available when refused.")
+    requestedCents: int | None = Field(default=None, description="insufficient_funds: the amount asked for.")
+    currentStatus: str | None = Field(default=None, description="invalid_transition: the order's status now.")
+    requestedStatus: str | None = Field(default=None, description="invalid_transition: the status asked for.")
+    holdStatus: HoldStatus | None = Field(default=None, description="hold_settled: how the hold was settled.")
+    clearedCents: int | None = Field(default=None, description="balance_not_zero: money still on the ledger.")
+    holdCents: int | None = Field(default=None, description="balance_not_zero: money still held.")
