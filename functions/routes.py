@@ -58,6 +58,7 @@ ROUTES: tuple[Route, ...] = (
         "accounts.create_account",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
     ),
+    Route("GET", "/accounts", "accounts.list_accounts"),
     Route("GET", "/accounts/{accountId}", "accounts.get_account"),
     Route(
         "PATCH",

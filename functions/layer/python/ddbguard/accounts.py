@@ -19,7 +19,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import keys, transactions, uniqueness, versioning
+from ddbguard import keys, owner_index, replays, transactions, uniqueness, versioning
 from ddbguard.errors import (
     BalanceNotZero,
     DomainError,
@@ -62,7 +62,7 @@ def public_account(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _not_found(account_id: str) -> NotFound:
-    return NotFound("not_found", f"No account {account_id}.")
+    return NotFound("account_not_found", f"No account {account_id}.")
 
 
 def _owned_by(owner_sub: str) -> ConditionBase:
@@ -134,6 +134,7 @@ def create_account(
         item["requestFingerprint"] = identity.fingerprint
     values = protected_values(unique)
     actions = [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)]
+    actions.append(owner_index.put_action(owner_sub, now, account_id))  # last: lock positions stay 1..n
     try:
         transactions.transact_write(actions, token=identity.transaction_token if identity else None)
     except TransactionCancelled as cancelled:
@@ -153,6 +154,7 @@ def _replayed_create(stored: dict[str, Any] | None, identity: RequestIdentity | 
     if stored.get("requestFingerprint") != identity.fingerprint:
         raise IdempotencyKeyReused()
     count(MetricName.REPLAY)
+    replays.mark_replayed()
     return public_account(stored)
 
 
@@ -249,6 +251,7 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
     actions = [
         versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
         transactions.delete(keys.balance_key(account_id), _ledger_is_empty()),
+        owner_index.delete_action(owner_sub, str(current.get("createdAt")), account_id),
     ]
     releases = uniqueness.release_unique_values(owner_of(account_id), protected_values(current))
     try:

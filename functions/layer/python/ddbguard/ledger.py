@@ -13,7 +13,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, movements, transactions, versioning
+from ddbguard import keys, movements, replays, transactions, versioning
 from ddbguard.errors import AlreadyExists, NotFound
 from ddbguard.ids import now_iso
 from ddbguard.movements import BalanceChange
@@ -56,6 +56,7 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
         if cancelled.failed(_BALANCE_CREATE):
             existing = cancelled.item(_BALANCE_CREATE) or {}
             if identity is not None and existing.get(CREATED_BY_REQUEST) == identity.digest:
+                replays.mark_replayed()
                 return movements.public_balance(existing)  # a retry of the request that opened it
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise

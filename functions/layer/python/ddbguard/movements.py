@@ -21,7 +21,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard import keys, transactions
+from ddbguard import keys, replays, transactions
 from ddbguard.errors import DomainError, IdempotencyKeyReused, InsufficientFunds, NotFound
 from ddbguard.ids import now_iso, time_sortable_id
 from ddbguard.observability import MetricName, count
@@ -175,6 +175,7 @@ def replay(marker: dict[str, Any] | None, request: RequestIdentity) -> MovementR
     if marker is None or marker.get("fingerprint") != request.fingerprint:
         raise IdempotencyKeyReused()
     count(MetricName.REPLAY)
+    replays.mark_replayed()
     entries = []
     for ref in marker.get("entries", []):
         stored = transactions.get_item(keys.entry_key(ref["accountId"], ref["entryId"]))

@@ -26,7 +26,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr
 
-from ddbguard import keys, movements, order_status, transactions, versioning
+from ddbguard import keys, movements, order_status, replays, transactions, versioning
 from ddbguard.errors import (
     AlreadyExists,
     DomainError,
@@ -73,7 +73,7 @@ def _refusal(order_id: str, item: dict[str, Any] | None, caller_sub: str, expect
     if item.get(VERSION) != expected:
         count(MetricName.VERSION_CONFLICT)
         return VersionConflict(current, expected)
-    return InvalidTransition(str(item.get(STATUS)), target, current=current)
+    return InvalidTransition(str(item.get(STATUS)), target, current=current, subject=f"Order {order_id}")
 
 
 # --- create / read ------------------------------------------------------------------------
@@ -127,6 +127,7 @@ def create(
             if stored.get("createdByFingerprint") != identity.fingerprint:
                 raise IdempotencyKeyReused() from None
             count(MetricName.REPLAY)
+            replays.mark_replayed()
             return public_order(stored)
         if cancelled.failed(0):
             raise NotFound("account_not_found", f"No account {account_id}.", field="accountId") from None
@@ -219,7 +220,9 @@ def _pay_once(
             raise _not_found(order_id) from None
         if current.get(STATUS) == order_status.PENDING and current.get(VERSION) != read_version:
             raise _LostRace() from None
-        raise InvalidTransition(str(current.get(STATUS)), order_status.PAID, current=public_order(current)) from None
+        raise InvalidTransition(
+            str(current.get(STATUS)), order_status.PAID, current=public_order(current), subject=f"Order {order_id}"
+        ) from None
     return outcome.result if outcome.result is not None else paid
 
 

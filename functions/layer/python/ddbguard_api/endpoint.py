@@ -25,8 +25,9 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from pydantic import BaseModel, ValidationError
 
+from ddbguard import replays
 from ddbguard.dynamodb import client, table_name
-from ddbguard.errors import Busy, DomainError
+from ddbguard.errors import Busy, DomainError, NotFound
 from ddbguard.observability import logger, metrics, metrics_lock, tracer
 from ddbguard.request_identity import RequestIdentity
 from ddbguard.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
@@ -38,7 +39,10 @@ from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_h
 from ddbguard_api.replies import Reply
 
 IDEMPOTENCY_TTL_S = 24 * 3600
+REPLAYED_HEADER = "Idempotent-Replayed"  # Stripe's name for "this is the first attempt's answer"
 _PATH_PARAMETER = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# A malformed id names nothing: answer with the code the resource kind's absence has.
+_NOT_FOUND_BY_PARAMETER = {"accountId": "account_not_found", "orderId": "order_not_found", "holdId": "hold_not_found"}
 
 
 class RouteSpec(Protocol):
@@ -82,6 +86,19 @@ def _json_response(reply: Reply) -> dict[str, Any]:
     return {"statusCode": reply.status, "headers": headers, "body": json.dumps(reply.body, ensure_ascii=False)}
 
 
+def _with_replayed_header(response: dict[str, Any], *_: Any) -> dict[str, Any]:
+    """Powertools' response hook (a cached response) and the edge's own (a replay the domain recognised)."""
+    return {**response, "headers": {**(response.get("headers") or {}), REPLAYED_HEADER: "true"}}
+
+
+class _UncachedRefusal(Exception):
+    """A refusal that must not be stored under the Idempotency-Key (Powertools deletes the record)."""
+
+    def __init__(self, response: dict[str, Any]):
+        super().__init__("uncached refusal")
+        self.response = response
+
+
 def _fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> str:
     canonical = json.dumps({"path": path, "query": query, "body": document}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
@@ -122,6 +139,7 @@ class Endpoint:
             payload_validation_jmespath="fingerprint",
             raise_on_no_idempotency_key=True,
             expires_after_seconds=IDEMPOTENCY_TTL_S,
+            response_hook=_with_replayed_header,
         )
         self._idempotent = idempotent_function(
             data_keyword_argument="data",
@@ -141,9 +159,9 @@ class Endpoint:
         caller = caller_from_event(event) if route.auth else Caller(sub="anonymous", groups=frozenset())
         if caller is None:
             raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
-        for value in path.values():
+        for name, value in path.items():
             if not _PATH_PARAMETER.fullmatch(value):
-                raise EdgeError(404, "not_found", "No such resource.")
+                raise EdgeError(404, _NOT_FOUND_BY_PARAMETER.get(name, "not_found"), "No such resource.")
         key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
         if key is None and route.idempotency == "required":
             raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")
@@ -169,21 +187,29 @@ class Endpoint:
             identity = RequestIdentity(caller.sub, route.key, key, _fingerprint(path, raw_query, document))
         return Request(route, caller, path, query, body, if_match, identity), key
 
-    def _execute(self, request: Request) -> dict[str, Any]:
-        """Run the operation; domain refusals become problem responses (and are cached like
-        successes), Busy propagates (never cached: the client should retry)."""
+    def _execute(self, request: Request, *, cached: bool = False) -> dict[str, Any]:
+        """Run the operation; domain refusals become problem responses, Busy propagates.
+
+        Under an Idempotency-Key (`cached`), a refusal is stored like a success, except a
+        NotFound: a missing resource (the recipient's ledger, the order) may exist later, so
+        the same key must be able to try again (docs/decisions.md, "Which refusals are cached").
+        Busy is never stored either: the client should retry.
+        """
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
         try:
             return _json_response(self._operation(request))
         except DomainError as error:
             logger.info("refused", extra={"code": error.code, "route": self.route.key})
+            if cached and isinstance(error, NotFound):
+                raise _UncachedRefusal(problems.from_domain_error(error)) from None
             return problems.from_domain_error(error)
 
     def _execute_for_idempotency(self, data: dict[str, Any], request: Request) -> dict[str, Any]:
-        return self._execute(request)
+        return self._execute(request, cached=True)
 
     def _resolve(self, **path: str) -> Response:
         event = self.app.current_event.raw_event
+        replays.reset()
         try:
             request, key = self._request(event, path)
             if request.identity is not None and self._idempotent is not None:
@@ -192,6 +218,10 @@ class Endpoint:
                 result = self._idempotent(data=data, request=request)
             else:
                 result = self._execute(request)
+            if replays.was_replayed():
+                result = _with_replayed_header(result)
+        except _UncachedRefusal as refusal:
+            result = refusal.response
         except EdgeError as error:
             result = problems.problem(error.status, error.code, error.detail, field_errors=error.errors)
         except IdempotencyValidationError:

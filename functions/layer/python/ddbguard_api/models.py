@@ -71,3 +71,8 @@ class UpdateOrderStatus(StrictModel):
 class StatementQuery(StrictModel):
     limit: Annotated[int, Field(ge=1, le=100)] = 25
     cursor: Annotated[StrictStr, Field(min_length=1, max_length=1024)] | None = None
+
+
+class AccountListQuery(StrictModel):
+    limit: Annotated[int, Field(ge=1, le=100)] = 25
+    cursor: Annotated[StrictStr, Field(min_length=1, max_length=1024)] | None = None
