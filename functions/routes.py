@@ -48,6 +48,11 @@ class Route:
 
 
 _AMOUNT = {"amountCents": 2500}
+# Sample bodies name the demo world's accounts (`make run` seeds them; ids derived as local/demo.py shows,
+# tests/unit/test_events.py checks they agree).
+_DEMO_ACCOUNT = "27f60ec3-d89f-5a94-931d-431dbff968a9"  # alice@example.com, owner alice
+_DEMO_PEER_ACCOUNT = "62f27671-fcf6-5cef-9378-1b5bce7d1776"  # bob@example.com, owner bob
+_DEMO_ORDER_LINES = [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}]
 
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/health", "health.check_health", auth=False),
@@ -81,21 +86,14 @@ ROUTES: tuple[Route, ...] = (
         "/transfers",
         "transfers.create_transfer",
         moves_money=True,
-        sample_body={
-            "fromAccountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
-            "toAccountId": "5f2c8d9a-1b4e-4c7a-8e3f-2d6b9a0c4e12",
-            "amountCents": 1000,
-        },
+        sample_body={"fromAccountId": _DEMO_ACCOUNT, "toAccountId": _DEMO_PEER_ACCOUNT, "amountCents": 1000},
     ),
     # Orders: optimistic locking.
     Route(
         "POST",
         "/orders",
         "orders.create_order",
-        sample_body={
-            "accountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
-            "items": [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}],
-        },
+        sample_body={"accountId": _DEMO_ACCOUNT, "orderId": "ord-demo-0004", "items": _DEMO_ORDER_LINES},
     ),
     Route("GET", "/orders/{orderId}", "orders.get_order"),
     Route(
