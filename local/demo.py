@@ -142,6 +142,7 @@ WALKTHROUGH: dict[str, EventTarget] = {
     ),
 }
 
+
 def description(route: routes.Route) -> str:
     target = WALKTHROUGH[route.operation]
     text = f"{route.key}: {target.what} Needs first: {target.needs}."

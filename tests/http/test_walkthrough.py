@@ -107,7 +107,12 @@ def test_a_missing_event_file_is_one_line_not_a_traceback(demo_service):
 def test_seed_again_changes_nothing(demo_service):
     before = response_of(invoke(demo_service.env, "get_statement"))["body"]
     completed = subprocess.run(
-        [sys.executable, "-m", "local.seed"], cwd=ROOT, env=demo_service.env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "local.seed"],
+        cwd=ROOT,
+        env=demo_service.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
     assert "demo world ready" in completed.stdout
