@@ -91,3 +91,33 @@ def test_bad_and_foreign_cursors_are_422(api, uid):
         assert api.get(f"/accounts?cursor={bad}", sub=owner).status == 422
     assert api.get("/accounts?limit=0", sub=owner).status == 422
     assert api.get("/accounts?limit=101", sub=owner).status == 422
+
+
+def test_racing_creates_and_deletes_keep_the_list_exactly_the_live_accounts(api, uid):
+    """The index item is written in the account's own transaction: no race can leave one without the other."""
+    import threading
+
+    owner = f"racer-{uid}"
+    doomed = [create_account(api, owner) for _ in range(6)]
+    created: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(12)
+
+    def make() -> None:
+        start.wait()
+        account_id = create_account(api, owner)
+        with lock:
+            created.append(account_id)
+
+    def remove(account_id: str) -> None:
+        start.wait()
+        assert api.delete(f"/accounts/{account_id}", sub=owner, if_match=0).status == 204
+
+    threads = [threading.Thread(target=make) for _ in range(6)]
+    threads += [threading.Thread(target=remove, args=(account_id,)) for account_id in doomed]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    listed = [a["accountId"] for a in _page(api, owner, limit=100)["accounts"]]
+    assert sorted(listed) == sorted(created)
