@@ -85,7 +85,7 @@ token: install
 	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")
 
 invoke: install
-	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json]" >&2; exit 2; }
+	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=admin]" >&2; exit 2; }
 	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)") $(if $(SUB),--sub "$(SUB)") $(if $(GROUPS),--groups "$(GROUPS)")
 
 events: install
@@ -96,7 +96,7 @@ lint: install
 	$(PY) -m ruff format --check .
 
 audit-locks: install
-	$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
+	@$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
 
 bench: install
 	$(PY) -m bench

@@ -12,7 +12,8 @@ apigateway aws-proxy` writes. What a handler needs from it, and what this tool f
   `make run` reads it);
 - the route: an event whose `resource`/`httpMethod` are not this operation's (SAM's generic
   `/{proxy+}` one) is fitted to it: method, resource, path and path parameters from the route
-  table (the demo world's ids unless the event names them), its query string dropped;
+  table (the demo world's ids unless the event names them);
+- query parameters the operation does not take (SAM's sample `foo=bar`) are dropped;
 - a body without `Content-Type` is sent as `application/json`.
 Every change made to the event is said on stderr.
 """
@@ -67,22 +68,30 @@ def fit_to_route(event: dict[str, Any], route: routes.Route) -> dict[str, Any]:
     path = route.path
     for name, value in parameters.items():
         path = path.replace("{" + name + "}", value)
-    fitted.update(
-        resource=route.path,
-        path=path,
-        httpMethod=route.method,
-        pathParameters=parameters or None,
-        queryStringParameters=None,
-        multiValueQueryStringParameters=None,
-    )
+    fitted.update(resource=route.path, path=path, httpMethod=route.method, pathParameters=parameters or None)
     context = fitted.setdefault("requestContext", {})
     stage = context.get("stage") or "local"
     context.update(resourcePath=route.path, httpMethod=route.method, path=f"/{stage}{path}")
-    _note(
-        f"the event is for {event.get('httpMethod')} {event.get('resource')}: invoking it as {route.key} "
-        f"(path {path}; its query string dropped)"
-    )
+    _note(f"the event is for {event.get('httpMethod')} {event.get('resource')}: invoking it as {route.key} ({path})")
     return fitted
+
+
+def without_unknown_query(event: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    """Drop query parameters the operation's query model does not declare (it would answer 422)."""
+    single = event.get("queryStringParameters") or {}
+    multi = event.get("multiValueQueryStringParameters") or {}
+    unknown = sorted((set(single) | set(multi)) - taken)
+    if not unknown:
+        return event
+    kept_single = {k: v for k, v in single.items() if k in taken}
+    kept_multi = {k: v for k, v in multi.items() if k in taken}
+    event = {
+        **event,
+        "queryStringParameters": kept_single or None,
+        "multiValueQueryStringParameters": kept_multi or None,
+    }
+    _note(f"dropped query parameters this operation does not take: {', '.join(unknown)}")
+    return event
 
 
 def with_caller(event: dict[str, Any], route: routes.Route, sub: str | None, groups: str | None) -> dict[str, Any]:
@@ -183,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     if target.explicit:  # a DynamoDB Local of the caller's choosing may not have the table yet
         ensure_table(local_client(target.endpoint), target.table)
     _note(f"{route.key} -> {route.handler} on table {target.table} at {target.endpoint} ({target.source})")
-    handler = importlib.import_module(route.handler).handler
-    response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+    module = importlib.import_module(route.handler)
+    query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
+    event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
+    response = module.handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
     _print_response(response, out)
     return 0
 

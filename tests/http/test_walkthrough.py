@@ -3,6 +3,7 @@ route in the documented order, each answering 2xx; the tools find the service th
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -152,3 +153,18 @@ def test_with_nothing_running_the_tools_say_so_and_what_to_do(tmp_path, module):
     assert completed.returncode == 2 and completed.stdout == ""
     assert "no local service is running" in completed.stderr
     assert "make run" in completed.stderr and "DYNAMODB_PORT" in completed.stderr
+
+
+def test_a_sam_event_for_the_route_itself_keeps_working_without_its_sample_query(demo_service, tmp_path):
+    """As `sam local generate-event apigateway aws-proxy --resource /accounts --path accounts --body ...` writes it."""
+    event = json.loads(SAM_EVENT.read_text())
+    body = json.dumps({"email": "sam.resource@example.com", "username": "sam_resource"})
+    event.update(resource="/accounts", path="/accounts", body=base64.b64encode(body.encode()).decode())
+    event["pathParameters"] = {"proxy": "/accounts"}
+    event["requestContext"].update(resourcePath="/accounts", path="/prod/accounts")
+    path = tmp_path / "sam_for_accounts.json"
+    path.write_text(json.dumps(event))
+    completed = invoke(demo_service.env, "create_account", "--event", str(path), "--sub", "sam-user")
+    response = response_of(completed)
+    assert response["statusCode"] == 201, response
+    assert "dropped query parameters this operation does not take: foo" in completed.stderr
