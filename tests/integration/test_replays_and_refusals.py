@@ -83,9 +83,16 @@ def test_an_uncached_refusal_leaves_no_idempotency_record(api, raw_client, uid):
     assert all(from_item(item)["status"] == "COMPLETED" for item in items)
 
 
-def test_malformed_ids_answer_their_resource_kinds_404(api):
-    assert api.get("/accounts/not%20an%20id").code == "account_not_found"
-    assert api.get("/orders/bad.id").code == "order_not_found"
+def test_malformed_ids_answer_what_an_absent_one_answers(api, uid):
+    """The same code as for a well-formed id that names nothing, route by route."""
+    for malformed, absent in (("bad.id", f"absent{uid}"),):
+        assert api.get(f"/accounts/{malformed}").code == api.get(f"/accounts/{absent}").code == "account_not_found"
+        assert api.get(f"/orders/{malformed}").code == api.get(f"/orders/{absent}").code == "order_not_found"
+        for account in (malformed, absent):
+            assert api.get(f"/accounts/{account}/ledger").code == "ledger_not_found"
+            assert api.post(f"/accounts/{account}/ledger").code == "account_not_found"
+            deposit = api.post(f"/accounts/{account}/ledger/deposits", {"amountCents": 1}, idempotency_key=f"d-{uid}")
+            assert deposit.code == "ledger_not_found"
     reply = api.post("/accounts/abc/ledger/holds/bad.id/capture", idempotency_key="k-malformed-hold")
     assert (reply.status, reply.code) == (404, "hold_not_found")
     assert api.get("/nowhere").code == "not_found"

@@ -41,7 +41,6 @@ from ddbguard_api.replies import Reply
 IDEMPOTENCY_TTL_S = 24 * 3600
 REPLAYED_HEADER = "Idempotent-Replayed"  # Stripe's name for "this is the first attempt's answer"
 _PATH_PARAMETER = re.compile(r"[A-Za-z0-9_-]{1,64}")
-# A malformed id names nothing: answer with the code the resource kind's absence has.
 _NOT_FOUND_BY_PARAMETER = {"accountId": "account_not_found", "orderId": "order_not_found", "holdId": "hold_not_found"}
 
 
@@ -97,6 +96,18 @@ class _UncachedRefusal(Exception):
     def __init__(self, response: dict[str, Any]):
         super().__init__("uncached refusal")
         self.response = response
+
+
+def not_found_code(route: RouteSpec, parameter: str) -> str:
+    """A malformed id names nothing: answer what the route answers for an absent one of that kind.
+
+    The ledger routes address the account's ledger (`ledger_not_found`), except opening it,
+    which needs the account itself (`account_not_found`).
+    """
+    if parameter == "accountId" and "/ledger" in route.path:
+        opens_ledger = route.method == "POST" and route.path.endswith("/ledger")
+        return "account_not_found" if opens_ledger else "ledger_not_found"
+    return _NOT_FOUND_BY_PARAMETER.get(parameter, "not_found")
 
 
 def _fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> str:
@@ -161,7 +172,7 @@ class Endpoint:
             raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
         for name, value in path.items():
             if not _PATH_PARAMETER.fullmatch(value):
-                raise EdgeError(404, _NOT_FOUND_BY_PARAMETER.get(name, "not_found"), "No such resource.")
+                raise EdgeError(404, not_found_code(route, name), "No such resource.")
         key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
         if key is None and route.idempotency == "required":
             raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")
