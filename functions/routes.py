@@ -27,6 +27,7 @@ EMAIL_LOCKS = "UNIQ#EMAIL#*"
 USERNAME_LOCKS = "UNIQ#HANDLE#*"
 ORDERS = "ORDER#*"
 REQUEST_MARKERS = "REQ#*"
+OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
 
 # DynamoDB actions (IAM names without `dynamodb:`) mapped to the partition-key patterns they reach.
 # A transaction is authorised action by action: Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem,
@@ -78,6 +79,11 @@ class Route:
 
 
 _AMOUNT = {"amountCents": 2500}
+# Sample bodies name the demo world's accounts (`make run` seeds them; ids derived as local/demo.py shows,
+# tests/unit/test_events.py checks they agree).
+_DEMO_ACCOUNT = "27f60ec3-d89f-5a94-931d-431dbff968a9"  # alice@example.com, owner alice
+_DEMO_PEER_ACCOUNT = "62f27671-fcf6-5cef-9378-1b5bce7d1776"  # bob@example.com, owner bob
+_DEMO_ORDER_LINES = [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}]
 _LOCKS = (EMAIL_LOCKS, USERNAME_LOCKS)
 # A money movement: one transaction updating the balance(s), putting the entries (and a hold) and the request
 # marker; then one read of the exact availableCentsAfter from the balance's `pending` map.
@@ -97,7 +103,14 @@ ROUTES: tuple[Route, ...] = (
         "/accounts",
         "accounts.create_account",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
-        access={"PutItem": (ACCOUNTS, *_LOCKS, REQUEST_MARKERS)},
+        access={"PutItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX, REQUEST_MARKERS)},
+    ),
+    Route(
+        "GET",
+        "/accounts",
+        "accounts.list_accounts",
+        # One Query on the caller's owner index, one BatchGetItem of the listed accounts.
+        access={"Query": (OWNER_INDEX,), "BatchGetItem": (ACCOUNTS,)},
     ),
     Route("GET", "/accounts/{accountId}", "accounts.get_account", access={"GetItem": (ACCOUNTS,)}),
     Route(
@@ -125,7 +138,7 @@ ROUTES: tuple[Route, ...] = (
         access={
             "GetItem": (ACCOUNTS,),
             "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS),
-            "DeleteItem": (ACCOUNTS, *_LOCKS),
+            "DeleteItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX),
             "PutItem": (REQUEST_MARKERS,),
         },
     ),
@@ -187,21 +200,14 @@ ROUTES: tuple[Route, ...] = (
         moves_money=True,
         # Both balances' exact values come back in one BatchGetItem.
         access={"PutItem": (ACCOUNTS, REQUEST_MARKERS), "UpdateItem": (ACCOUNTS,), "BatchGetItem": (ACCOUNTS,)},
-        sample_body={
-            "fromAccountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
-            "toAccountId": "5f2c8d9a-1b4e-4c7a-8e3f-2d6b9a0c4e12",
-            "amountCents": 1000,
-        },
+        sample_body={"fromAccountId": _DEMO_ACCOUNT, "toAccountId": _DEMO_PEER_ACCOUNT, "amountCents": 1000},
     ),
     # Orders: optimistic locking.
     Route(
         "POST",
         "/orders",
         "orders.create_order",
-        sample_body={
-            "accountId": "0b7e6f1c-3a52-4f3e-9d4e-7c1d2a9b8e01",
-            "items": [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}],
-        },
+        sample_body={"accountId": _DEMO_ACCOUNT, "orderId": "ord-demo-0004", "items": _DEMO_ORDER_LINES},
         # The account must be the caller's (ConditionCheck) and the order new (Put), in one transaction.
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ORDERS, REQUEST_MARKERS)},
     ),

@@ -1,19 +1,19 @@
 """`make audit-locks [REPAIR=1]`: audit (and repair) the uniqueness locks of the local table.
 
-Talks to the DynamoDB Local that `make run` started (`http://127.0.0.1:$DYNAMODB_PORT`, table
-`$TABLE_NAME`). Prints every finding as a table; exits 1 when a finding is left unrepaired,
-2 when the table cannot be reached.
+Talks to the table the running `make run` serves (found through .local/run.json; DYNAMODB_PORT
+and TABLE_NAME, when set, win). Prints every finding as a table; exits 1 when a finding is left
+unrepaired, 2 when the table cannot be reached.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from local.runtime_env import configure
+from local.service_state import ServiceNotFound, find_table
 
 COLUMNS = ("problem", "field", "value", "account", "repaired", "detail")
 
@@ -44,8 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make audit-locks", description=__doc__.splitlines()[0])
     parser.add_argument("--repair", action="store_true", help="fix what can be fixed safely (conditional writes)")
     args = parser.parse_args(argv)
-    endpoint = f"http://127.0.0.1:{os.environ.get('DYNAMODB_PORT', '8000')}"
-    table = os.environ.get("TABLE_NAME", "ddbguard")
+    try:
+        target = find_table()
+    except ServiceNotFound as error:
+        print(f"ddbguard: cannot audit: {error}", file=sys.stderr)
+        return 2
+    endpoint, table = target.endpoint, target.table
     configure(endpoint, table)
     from ddbguard.domain import lock_audit
     from ddbguard.errors import Busy
@@ -53,7 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = lock_audit.audit_locks(repair=args.repair)
     except (BotoCoreError, ClientError, Busy) as error:
-        print(f"ddbguard: cannot audit table {table} at {endpoint} (is `make run` running?): {error}", file=sys.stderr)
+        print(
+            f"ddbguard: cannot audit table {table} at {endpoint} (found through {target.source}; set DYNAMODB_PORT "
+            f"and TABLE_NAME to audit another table): {error}",
+            file=sys.stderr,
+        )
         return 2
     summary = report.summary()
     print(

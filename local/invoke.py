@@ -1,62 +1,205 @@
-"""`make invoke FN=<operation> [EVENT=events/<operation>.json]`: run one handler with one event.
+"""`make invoke FN=<operation> [EVENT=file.json] [SUB=alice] [GROUPS=admin]`: run one handler with one event.
 
-Uses the local table at DYNAMODB_PORT (as `make run` leaves it); when nothing answers there,
-starts a throwaway in-memory DynamoDB Local for this one invocation.
+It runs against the table `make run` serves (found through .local/run.json; DYNAMODB_PORT and
+TABLE_NAME, when set, win) and never starts a database of its own. Stdout carries the Lambda
+response alone, as JSON (`| python -m json.tool` works); logs and metrics go to stderr.
+
+The event is an API Gateway REST proxy event, as events/ holds or `sam local generate-event
+apigateway aws-proxy` writes. What a handler needs from it, and what this tool fills in:
+- the caller, in `requestContext.authorizer.claims` (`sub`, `cognito:groups`), where API
+  Gateway's Cognito authorizer puts it. SUB=/GROUPS= set those claims on any event; without
+  them, claims already in the event count, then a bearer token in `Authorization` (as
+  `make run` reads it);
+- the route: an event whose `resource`/`httpMethod` are not this operation's (SAM's generic
+  `/{proxy+}` one) is fitted to it: method, resource, path and path parameters from the route
+  table (the demo world's ids unless the event names them);
+- query parameters the operation does not take (SAM's sample `foo=bar`) are dropped;
+- a body without `Content-Type` is sent as `application/json`.
+Every change made to the event is said on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
+from typing import Any, TextIO
 
 import routes
-from local.dynamodb_local import DynamoDBLocal, local_client, port_in_use
 from local.events import event_path
 from local.invocation import running
-from local.lambda_context import LambdaContext
-from local.runtime_env import configure
-from local.table import ensure_table
+
+USAGE = "make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=<group,...>]"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def _note(message: str) -> None:
+    print(f"ddbguard: {message}", file=sys.stderr)
+
+
+def _header(event: dict[str, Any], name: str) -> str | None:
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == name.lower():
+            return value
+    for key, values in (event.get("multiValueHeaders") or {}).items():
+        if key.lower() == name.lower() and values:
+            return values[-1]
+    return None
+
+
+def _set_header(event: dict[str, Any], name: str, value: str) -> None:
+    event["headers"] = {**(event.get("headers") or {}), name: value}
+    if event.get("multiValueHeaders") is not None:
+        event["multiValueHeaders"] = {**event["multiValueHeaders"], name: [value]}
+
+
+def fit_to_route(event: dict[str, Any], route: routes.Route) -> dict[str, Any]:
+    """The event with the route's method, resource, path and parameters (see the module doc)."""
+    from local import demo
+
+    if event.get("resource") == route.path and event.get("httpMethod") == route.method:
+        return event
+    fitted = copy.deepcopy(event)
+    given = fitted.get("pathParameters") or {}
+    defaults = demo.WALKTHROUGH[route.operation].path
+    parameters = {name: given.get(name) or defaults[name] for name in route.path_parameters}
+    path = route.path
+    for name, value in parameters.items():
+        path = path.replace("{" + name + "}", value)
+    fitted.update(resource=route.path, path=path, httpMethod=route.method, pathParameters=parameters or None)
+    context = fitted.setdefault("requestContext", {})
+    stage = context.get("stage") or "local"
+    context.update(resourcePath=route.path, httpMethod=route.method, path=f"/{stage}{path}")
+    _note(f"the event is for {event.get('httpMethod')} {event.get('resource')}: invoking it as {route.key} ({path})")
+    return fitted
+
+
+def without_unknown_query(event: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    """Drop query parameters the operation's query model does not declare (it would answer 422)."""
+    single = event.get("queryStringParameters") or {}
+    multi = event.get("multiValueQueryStringParameters") or {}
+    unknown = sorted((set(single) | set(multi)) - taken)
+    if not unknown:
+        return event
+    kept_single = {k: v for k, v in single.items() if k in taken}
+    kept_multi = {k: v for k, v in multi.items() if k in taken}
+    event = {
+        **event,
+        "queryStringParameters": kept_single or None,
+        "multiValueQueryStringParameters": kept_multi or None,
+    }
+    _note(f"dropped query parameters this operation does not take: {', '.join(unknown)}")
+    return event
+
+
+def with_caller(event: dict[str, Any], route: routes.Route, sub: str | None, groups: str | None) -> dict[str, Any]:
+    """The claims a handler reads, from SUB/GROUPS, the event itself or its bearer token."""
+    from local.tokens import claims_from_authorization
+
+    if not route.auth:
+        return event
+    context = event.setdefault("requestContext", {})
+    authorizer = context.get("authorizer") or {}
+    if sub:
+        claims = {"sub": sub, "token_use": "id"}
+        if groups:
+            claims["cognito:groups"] = groups
+        context["authorizer"] = {**authorizer, "claims": claims}
+        return event
+    if (authorizer.get("claims") or {}).get("sub"):
+        return event
+    claims = claims_from_authorization(_header(event, "Authorization"))
+    if claims is not None:
+        context["authorizer"] = {**authorizer, "claims": claims}
+        _note(f"caller from the event's bearer token: sub={claims['sub']}")
+    else:
+        _note(
+            "the event has no requestContext.authorizer.claims and no bearer token, so the handler will answer "
+            "401: pass SUB=<sub> (and GROUPS=admin) to say who calls"
+        )
+    return event
+
+
+def with_content_type(event: dict[str, Any]) -> dict[str, Any]:
+    if event.get("body") and _header(event, "Content-Type") is None:
+        _set_header(event, "Content-Type", "application/json")
+        _note("the event's body has no Content-Type: sending it as application/json")
+    return event
+
+
+def load_event(path: Path) -> dict[str, Any]:
+    try:
+        event = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SystemExit(
+            f"ddbguard: no event file {path} (events/ has one per route; `make events` writes them)"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"ddbguard: cannot read the event {path}: {error}") from None
+    if not isinstance(event, dict):
+        raise SystemExit(f"ddbguard: {path} is not an API Gateway event (a JSON object)")
+    return event
+
+
+def _print_response(response: dict[str, Any], out: TextIO) -> None:
+    shown = dict(response)
+    body = shown.get("body")
+    with contextlib.suppress(ValueError, TypeError):  # not JSON: print it as it is
+        shown["body"] = json.loads(body) if body else body
+    out.write(json.dumps(shown, indent=2, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    out = sys.stdout
+    # Logger lines and metrics (Powertools prints both) must not mix with the response.
+    sys.stdout = sys.stderr
+    parser = argparse.ArgumentParser(prog="make invoke", usage=USAGE, description=__doc__.splitlines()[0])
     parser.add_argument("operation", help="route operation, e.g. " + ", ".join(r.operation for r in routes.ROUTES[:3]))
-    parser.add_argument("--event", help="path to an API Gateway proxy event (default: events/<operation>.json)")
-    args = parser.parse_args()
+    parser.add_argument("--event", help="an API Gateway proxy event (default: events/<operation>.json)")
+    parser.add_argument("--sub", help="caller: requestContext.authorizer.claims.sub")
+    parser.add_argument("--groups", help="comma-separated cognito:groups, e.g. admin")
+    args = parser.parse_args(argv)
     try:
         route = routes.by_operation(args.operation)
     except KeyError:
-        print(f"unknown operation {args.operation!r}; one of: {', '.join(r.operation for r in routes.ROUTES)}")
+        print(
+            f"ddbguard: unknown operation {args.operation!r}; one of: {', '.join(r.operation for r in routes.ROUTES)}",
+            file=sys.stderr,
+        )
         return 2
-    event = json.loads(Path(args.event or event_path(route)).read_text())
-    port = int(os.environ.get("DYNAMODB_PORT", "8000"))
-    table = os.environ.get("TABLE_NAME", "ddbguard")
-    temporary = None
-    if not port_in_use(port):
-        print(f"(no DynamoDB Local on port {port}: starting a throwaway in-memory one)", file=sys.stderr)
-        temporary = DynamoDBLocal().start()
-        endpoint = temporary.endpoint
-    else:
-        endpoint = f"http://127.0.0.1:{port}"
     try:
-        configure(endpoint, table)
-        ensure_table(local_client(endpoint), table)
-        handler = importlib.import_module(route.handler).handler
-        with running(route.operation):
-            response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
-        body = response.get("body")
-        with contextlib.suppress(ValueError):  # not JSON: print it as it is
-            response["body"] = json.loads(body) if body else body
-        print(json.dumps(response, indent=2, ensure_ascii=False))
-        return 0
-    finally:
-        if temporary is not None:
-            temporary.stop()
+        event = load_event(Path(args.event) if args.event else event_path(route))
+    except SystemExit as error:
+        print(error, file=sys.stderr)
+        return 2
+    event = with_content_type(with_caller(fit_to_route(event, route), route, args.sub, args.groups))
+
+    from local.dynamodb_local import local_client
+    from local.lambda_context import LambdaContext
+    from local.runtime_env import configure
+    from local.service_state import ServiceNotFound, find_table
+    from local.table import ensure_table
+
+    try:
+        target = find_table()
+    except ServiceNotFound as error:
+        print(f"ddbguard: cannot invoke {route.operation}: {error}", file=sys.stderr)
+        return 2
+    configure(target.endpoint, target.table)
+    if target.explicit:  # a DynamoDB Local of the caller's choosing may not have the table yet
+        ensure_table(local_client(target.endpoint), target.table)
+    _note(f"{route.key} -> {route.handler} on table {target.table} at {target.endpoint} ({target.source})")
+    module = importlib.import_module(route.handler)
+    query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
+    event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
+    with running(route.operation):
+        response = module.handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+    _print_response(response, out)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""`make run`: DynamoDB Local + the table + the whole API on http://127.0.0.1:$PORT, until Ctrl-C."""
+"""`make run`: DynamoDB Local + the table + the demo world + the whole API on http://127.0.0.1:$PORT, until Ctrl-C.
+
+While it serves, `.local/run.json` (local/service_state.py) tells the other local tools where it is.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ from ddbguard_api.cors import allowed_origins
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.paths import ROOT
 from local.runtime_env import configure
+from local.seed import report, seed_demo_world
 from local.server import LocalApiServer
+from local.service_state import RunningService, read_state, remove_state, write_state
 from local.stream_settler import StreamSettler
 from local.table import ensure_table
 from local.tokens import make_token
@@ -54,24 +59,39 @@ def main() -> int:
             )
         configure(database.endpoint, table)
         ensure_table(local_client(database.endpoint), table)
+        if os.environ.get("SEED", "1") != "0":
+            print("ddbguard: seeding the demo world (SEED=0 skips it)")
+            sys.stdout.flush()
+            print(report(seed_demo_world())[0])
         if stop.is_set():
             return 0
         # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
         settler = StreamSettler(database.endpoint, table, local_client(database.endpoint))
         threading.Thread(target=settler.run, args=(stop,), name="stream-settler", daemon=True).start()
         server = LocalApiServer("127.0.0.1", port)
+        other = read_state()
+        if other is not None and other.pid != os.getpid():
+            print(f"ddbguard: another `make run` (pid {other.pid}) is up; local tools now use this one")
+        state_file = write_state(
+            RunningService(
+                pid=os.getpid(),
+                api_url=server.url,
+                api_port=server.server_address[1],
+                dynamodb_endpoint=database.endpoint,
+                dynamodb_port=database.port or ddb_port,
+                table=table,
+            )
+        )
         token = make_token("alice")
-        print(f"ddbguard: API on {server.url}  (table {table} at {database.endpoint})")
+        print(f"ddbguard: API on {server.url}  (table {table} at {database.endpoint}; state in {state_file})")
         print(f"ddbguard: OpenAPI  {server.url}/openapi.json")
         print(f"ddbguard: API docs {server.url}/docs  (Swagger UI, no token needed)")
         origins = allowed_origins()
         if origins:
             print(f"ddbguard: CORS allowed for {', '.join(origins)}")
         print(f"ddbguard: demo token for sub=alice (local only, unsigned):\n  export TOKEN={token}")
-        print(
-            f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" '
-            '-d \'{"email":"ada@lovelace.io","username":"ada"}\''
-        )
+        print(f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN"    # alice\'s accounts')
+        print("ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops")
         sys.stdout.flush()
         server.serve_forever(poll_interval=0.2)
         return 0
@@ -82,6 +102,7 @@ def main() -> int:
         print(f"ddbguard: cannot serve on port {port}: {error}", file=sys.stderr)
         return 1
     finally:
+        remove_state(os.getpid())
         if server is not None:
             server.server_close()
         database.stop()

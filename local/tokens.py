@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import sys
 import time
 from typing import Any
 
@@ -51,6 +52,14 @@ def main() -> None:
     parser.add_argument("--groups", default="", help="comma-separated Cognito groups, e.g. admin")
     args = parser.parse_args()
     print(make_token(args.sub, [g for g in args.groups.split(",") if g]))
+    # Stdout is the token alone (`export TOKEN=$(make -s token)`); where to use it goes to stderr.
+    from local.service_state import HOW_TO_START, read_state
+
+    running = read_state()
+    if running is not None:
+        print(f"ddbguard: token for sub={args.sub}; the API runs at {running.api_url}", file=sys.stderr)
+    else:
+        print(f"ddbguard: token for sub={args.sub}; no local API is running: {HOW_TO_START}", file=sys.stderr)
 
 
 if __name__ == "__main__":

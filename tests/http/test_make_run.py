@@ -82,8 +82,9 @@ def _check_cors(base: str) -> None:
     assert status == 404 and headers.get("Access-Control-Allow-Origin") is None
 
 
-def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
+def test_local_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path):
     port, ddb_port = free_port(), free_port()
+    state_file = tmp_path / "run.json"
     env = {
         **os.environ,
         "PORT": str(port),
@@ -91,6 +92,8 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
         "DDB_DATA_DIR": "memory",
         "TABLE_NAME": "ddbguard-run-test",
         "CORS_ALLOWED_ORIGINS": ORIGIN,
+        "DDBGUARD_STATE_FILE": str(state_file),
+        "SEED": "0",  # the demo world has its own tests (test_walkthrough.py)
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -121,6 +124,8 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
             assert response.status == 201 and response.headers["ETag"] == '"0"'
         _check_cors(f"http://127.0.0.1:{port}")
         assert _java_processes_on(ddb_port), "DynamoDB Local should be running while the server is up"
+        state = json.loads(state_file.read_text())
+        assert (state["api_port"], state["dynamodb_port"], state["table"]) == (port, ddb_port, "ddbguard-run-test")
     finally:
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=30)[0].decode()
@@ -133,3 +138,4 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c():
     assert f"http://127.0.0.1:{port}/docs" in output
     time.sleep(0.5)
     assert _java_processes_on(ddb_port) == [], "Ctrl-C must not leave DynamoDB Local behind"
+    assert not state_file.exists(), "stopping removes the state file"

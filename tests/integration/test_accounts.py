@@ -228,10 +228,10 @@ def test_someone_elses_account_answers_404_and_nothing_changes(api, raw_client, 
         api.delete(path, sub="mallory", if_match=0),
     ):
         assert reply.status == 404
-        assert reply.code == "not_found"
+        assert reply.code == "account_not_found"
     missing = api.get(f"/accounts/does-not-exist-{uid}", sub="mallory")
     assert missing.status == 404
-    assert missing.code == "not_found"
+    assert missing.code == "account_not_found"
     assert api.get(path).json == account
     assert lock_owner(raw_client, "EMAIL", f"private@{uid}.io") == f"ACCT#{account['accountId']}"
     assert lock_owner(raw_client, "EMAIL", f"stolen@{uid}.io") is None

@@ -21,7 +21,8 @@ def test_sample_event_invokes_handler(dynamodb_local, route):
     handler = importlib.import_module(route.handler).handler
     event = json.loads(event_path(route).read_text())
     response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
-    # Sample ids name nothing that exists: a clean 2xx/4xx answer, never a 5xx.
+    # Sample ids name the demo world, which this table does not hold: a clean 2xx/4xx answer, never a 5xx
+    # (tests/http/test_walkthrough.py runs them against a seeded `make run`).
     assert 200 <= response["statusCode"] < 500, response
     body = response.get("body")
     if response["statusCode"] >= 400:

@@ -27,3 +27,22 @@ def test_event_matches_route_table(route):
     headers = {k.lower() for k in event["headers"]}
     assert ("idempotency-key" in headers) == (route.idempotency != "none")
     assert ("if-match" in headers) == route.if_match
+
+
+def test_sample_bodies_name_the_demo_world():
+    from local import demo
+
+    transfer = routes.by_operation("create_transfer").sample_body
+    assert (transfer["fromAccountId"], transfer["toAccountId"]) == (demo.MAIN_ACCOUNT, demo.PEER_ACCOUNT)
+    order = routes.by_operation("create_order").sample_body
+    assert (order["accountId"], order["orderId"], order["items"]) == (
+        demo.MAIN_ACCOUNT,
+        demo.ORDER_CREATED_BY_EVENT,
+        demo.ORDER_LINES,
+    )
+
+
+@pytest.mark.parametrize("route", routes.ROUTES, ids=lambda r: r.operation)
+def test_every_event_says_what_it_needs_first(route):
+    event = json.loads(event_path(route).read_text())
+    assert route.key in event["description"] and "Needs first:" in event["description"]

@@ -66,11 +66,21 @@ class VersionConflict(DomainError):
 class InvalidTransition(DomainError):
     code = "invalid_transition"
 
-    def __init__(self, current_status: str, requested_status: str, current: dict[str, Any] | None = None):
-        super().__init__(
-            f"Status cannot move from {current_status} to {requested_status}.",
-            extra={"currentStatus": current_status, "requestedStatus": requested_status},
+    def __init__(
+        self,
+        current_status: str,
+        requested_status: str,
+        current: dict[str, Any] | None = None,
+        *,
+        subject: str = "It",
+    ):
+        # A move to the status it already has reads as what it is: "Order X is already paid".
+        detail = (
+            f"{subject} is already {current_status.lower()}."
+            if current_status == requested_status
+            else f"Status cannot move from {current_status} to {requested_status}."
         )
+        super().__init__(detail, extra={"currentStatus": current_status, "requestedStatus": requested_status})
         self.current = current
 
 

@@ -86,3 +86,8 @@ class UpdateOrderStatus(StrictModel):
 class StatementQuery(StrictModel):
     limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
     cursor: Annotated[StrictStr, Field(min_length=1, max_length=CURSOR_MAX_CHARS)] | None = None
+
+
+class AccountListQuery(StrictModel):
+    limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
+    cursor: Annotated[StrictStr, Field(min_length=1, max_length=CURSOR_MAX_CHARS)] | None = None

@@ -18,6 +18,7 @@ from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
 
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
+_NOT_FOUND_BY_PARAMETER = {"accountId": "account_not_found", "orderId": "order_not_found", "holdId": "hold_not_found"}
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
 Body = TypeVar("Body", bound=BaseModel | None)
@@ -92,6 +93,18 @@ def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> s
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def not_found_code(route: RouteSpec, parameter: str) -> str:
+    """A malformed id names nothing: answer what the route answers for an absent one of that kind.
+
+    The ledger routes address the account's ledger (`ledger_not_found`), except opening it,
+    which needs the account itself (`account_not_found`).
+    """
+    if parameter == "accountId" and "/ledger" in route.path:
+        opens_ledger = route.method == "POST" and route.path.endswith("/ledger")
+        return "account_not_found" if opens_ledger else "ledger_not_found"
+    return _NOT_FOUND_BY_PARAMETER.get(parameter, "not_found")
+
+
 def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:
     raw_query = event.get("queryStringParameters") or {}
     if any(len(v) > 1 for v in (event.get("multiValueQueryStringParameters") or {}).values()):
@@ -118,9 +131,9 @@ def parse_request(
     caller = caller_from_event(event) if route.auth else ANONYMOUS
     if caller is None:
         raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
-    for value in path.values():
+    for name, value in path.items():
         if not _PATH_PARAMETER.fullmatch(value):
-            raise EdgeError(404, "not_found", "No such resource.")
+            raise EdgeError(404, not_found_code(route, name), "No such resource.")
     key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
     if key is None and route.idempotency == "required":
         raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")

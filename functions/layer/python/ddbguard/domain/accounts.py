@@ -19,6 +19,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
+from ddbguard.domain import owner_index
 from ddbguard.domain.normalize import clean_display_name, normalised_unique_fields
 from ddbguard.domain.projections import public_account
 from ddbguard.errors import AlreadyExists, BalanceNotZero, DomainError, NotFound, UniqueViolation, VersionConflict
@@ -52,7 +53,7 @@ def protected_values(values: dict[str, Any]) -> list[ProtectedValue]:
 
 
 def _not_found(account_id: str) -> NotFound:
-    return NotFound("not_found", f"No account {account_id}.")
+    return NotFound("account_not_found", f"No account {account_id}.")
 
 
 def _owned_by(owner_sub: str) -> ConditionBase:
@@ -124,7 +125,11 @@ def create_account(
     created = public_account(versioning.as_created(item))
     offset = 0 if identity is None else 1  # the request marker leads the transaction
     actions = replays.with_marker(
-        [versioning.create_action(item), *uniqueness.reserve_unique_values(owner_of(account_id), values)],
+        [
+            versioning.create_action(item),
+            *uniqueness.reserve_unique_values(owner_of(account_id), values),
+            owner_index.put_action(owner_sub, now, account_id),  # last: lock positions stay 1..n
+        ],
         identity,
         created,
     )
@@ -272,6 +277,7 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
         [
             versioning.delete_action(keys.account_key(account_id), expected, condition=_owned_by(owner_sub)),
             writes.delete(keys.balance_key(account_id), _ledger_is_empty()),
+            owner_index.delete_action(owner_sub, str(current.get("createdAt")), account_id),
         ],
         identity,
         None,

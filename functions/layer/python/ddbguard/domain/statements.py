@@ -10,9 +10,6 @@ a 422 (field `cursor`), never a 500.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
 from typing import Any
 
@@ -24,29 +21,20 @@ from ddbguard.guards.money import ledger_not_found
 from ddbguard.guards.ownership import visible_or_refuse
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
+from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
 from ddbguard.store.schema import AVAILABLE, AVAILABLE_AFTER, CLEARED, HELD, PARTITION_KEY, PENDING, SORT_KEY, VERSION
 from ddbguard.store.shapes import Item, Key
 
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
 
 
-def encode_cursor(last_key: Key) -> str:
-    text = json.dumps({PARTITION_KEY: last_key[PARTITION_KEY], SORT_KEY: last_key[SORT_KEY]}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
-
-
-def decode_cursor(cursor: str, account_id: str) -> Key:
+def decode_statement_cursor(cursor: str, account_id: str) -> Key:
     """The ExclusiveStartKey a cursor stands for; InvalidInput unless it names an entry of this account."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        decoded = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError):
+        key = decode_cursor(cursor)
+    except BadCursor:
         raise _bad_cursor() from None
-    if not isinstance(decoded, dict) or set(decoded) != {PARTITION_KEY, SORT_KEY}:
-        raise _bad_cursor()
-    partition, sort = decoded[PARTITION_KEY], decoded[SORT_KEY]
-    if not isinstance(partition, str) or not isinstance(sort, str):
-        raise _bad_cursor()
+    partition, sort = key["PK"], key["SK"]
     if partition != keys.account_partition(account_id) or not sort.startswith(keys.ENTRY_PREFIX):
         raise _bad_cursor()
     if not _ENTRY_ID.fullmatch(sort[len(keys.ENTRY_PREFIX) :]):
@@ -64,7 +52,7 @@ def get_statement(
 ) -> dict[str, Any]:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
     the caller's (admins too: their reach is the account itself, docs/api.md)."""
-    start_key = decode_cursor(cursor, account_id) if cursor is not None else None
+    start_key = decode_statement_cursor(cursor, account_id) if cursor is not None else None
     balance = visible_or_refuse(
         reads.get_item(keys.balance_key(account_id)),
         caller_sub,

@@ -15,6 +15,7 @@ ENTRY_PREFIX = "TXN#"
 HOLD_PREFIX = "HOLD#"
 LOCK_PREFIX = "UNIQ#"
 REQUEST_PREFIX = "REQ#"
+OWNER_INDEX_PREFIX = "OWNERS#"
 LOCK_SORT = "LOCK"
 
 
@@ -61,3 +62,12 @@ def order_key(owner_sub: str, order_id: str) -> Key:
 def request_marker_key(request_digest: str) -> Key:
     """A money movement's replay guard; the digest comes from caller + route + idempotency key."""
     return _key(f"{REQUEST_PREFIX}{request_digest}", "MARKER")
+
+
+def owner_index_partition(owner_sub: str) -> str:
+    return f"{OWNER_INDEX_PREFIX}{owner_sub}"
+
+
+def owner_index_key(owner_sub: str, created_at: str, account_id: str) -> Key:
+    """One account in its owner's list: sorts by creation time (ISO 8601 UTC), then id."""
+    return _key(owner_index_partition(owner_sub), f"{ACCOUNT_PREFIX}{created_at}#{account_id}")

@@ -1,0 +1,56 @@
+"""The caller's own accounts, newest first, one page at a time: a Query on the owner index, never a Scan.
+
+A page is one Query on `OWNERS#<sub>` (newest first, strongly consistent) and one consistent
+BatchGetItem of the listed accounts' profiles. An account deleted between the two reads is left
+out. The cursor is opaque to clients (`ddbguard.store.cursors`); on input it must name an index
+item of this very caller, anything else is a 422 (field `cursor`), never a 500, and never a way
+into another owner's list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from boto3.dynamodb.conditions import Key as KeyCondition
+
+from ddbguard.domain.projections import public_account
+from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.limits import PAGE_DEFAULT
+from ddbguard.store import keys, reads
+from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
+from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
+from ddbguard.store.shapes import Key
+
+_INDEX_SORT = re.compile(r"ACCT#\d{4}-\d{2}-\d{2}T[0-9:.]+Z#[A-Za-z0-9_-]{1,64}")
+
+
+def _bad_cursor() -> InvalidInput:
+    message = "The cursor is not one this list handed out."
+    return InvalidInput(message, errors=[FieldError("cursor", "invalid", message)])
+
+
+def _start_key(cursor: str, owner_sub: str) -> Key:
+    try:
+        key = decode_cursor(cursor)
+    except BadCursor:
+        raise _bad_cursor() from None
+    if key["PK"] != keys.owner_index_partition(owner_sub) or not _INDEX_SORT.fullmatch(key["SK"]):
+        raise _bad_cursor()
+    return key
+
+
+def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None) -> dict[str, Any]:
+    """`{"accounts": [...], "nextCursor"}`: the caller's accounts, newest first."""
+    start_key = _start_key(cursor, owner_sub) if cursor is not None else None
+    index_range = KeyCondition(PARTITION_KEY).eq(keys.owner_index_partition(owner_sub))
+    index_items, last_key = reads.query_page(index_range, limit=limit, start_key=start_key, newest_first=True)
+    account_ids = [item["accountId"] for item in index_items]
+    found = reads.get_items([keys.account_key(account_id) for account_id in account_ids]) if account_ids else []
+    profiles = {item["accountId"]: item for item in found}
+    accounts = [
+        public_account(profiles[account_id])
+        for account_id in account_ids
+        if account_id in profiles and profiles[account_id].get(OWNER_SUB) == owner_sub
+    ]
+    return {"accounts": accounts, "nextCursor": encode_cursor(last_key) if last_key else None}

@@ -1,0 +1,126 @@
+"""Where the running `make run` is: its ports and table, in a state file every local tool reads.
+
+`make run` writes `.local/run.json` once it serves and removes it when it stops. `make invoke`,
+`make audit-locks`, `make token`, `make seed` and `make browse` read it, so they reach the table
+that `make run` serves whatever ports it was given. Explicit variables still win: `DYNAMODB_PORT`
+(and `TABLE_NAME`) name a DynamoDB Local directly. `DDBGUARD_STATE_FILE` moves the file (tests
+use it to keep their servers apart from yours).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from local.dynamodb_local import port_in_use
+from local.paths import ROOT
+
+STATE_FILE_VARIABLE = "DDBGUARD_STATE_FILE"
+DEFAULT_TABLE = "ddbguard"
+HOW_TO_START = (
+    "start it with `make run` (in another terminal), or set DYNAMODB_PORT (and TABLE_NAME) "
+    "to a DynamoDB Local that has the table"
+)
+
+
+def state_path() -> Path:
+    return Path(os.environ.get(STATE_FILE_VARIABLE) or ROOT / ".local" / "run.json")
+
+
+@dataclass(frozen=True)
+class RunningService:
+    pid: int
+    api_url: str
+    api_port: int
+    dynamodb_endpoint: str
+    dynamodb_port: int
+    table: str
+
+
+class ServiceNotFound(RuntimeError):
+    """Nothing answers where the tools were told to look; the message says what to do."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def write_state(service: RunningService) -> Path:
+    path = state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(asdict(service), indent=2) + "\n")
+    temporary.replace(path)  # readers never see half a file
+    return path
+
+
+def remove_state(pid: int) -> None:
+    """Remove the file if it is still this process's (a second `make run` may have taken over)."""
+    current = read_state(check_alive=False)
+    if current is not None and current.pid == pid:
+        state_path().unlink(missing_ok=True)
+
+
+def read_state(*, check_alive: bool = True) -> RunningService | None:
+    """The running service, or None when no state file exists or its process is gone."""
+    try:
+        data = json.loads(state_path().read_text())
+        service = RunningService(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+    if check_alive and not _alive(service.pid):
+        return None
+    return service
+
+
+@dataclass(frozen=True)
+class TableTarget:
+    endpoint: str
+    table: str
+    source: str  # what told us where to look, for messages
+    explicit: bool  # named by DYNAMODB_PORT rather than found in the state file
+
+
+def find_table() -> TableTarget:
+    """The DynamoDB Local and table to use; ServiceNotFound (with what to do) when nothing answers."""
+    table_variable = os.environ.get("TABLE_NAME")
+    port_variable = os.environ.get("DYNAMODB_PORT")
+    if port_variable:
+        try:
+            port = int(port_variable)
+        except ValueError:
+            raise ServiceNotFound(f"DYNAMODB_PORT={port_variable!r} is not a port number") from None
+        endpoint = f"http://127.0.0.1:{port}"
+        if not port_in_use(port):
+            raise ServiceNotFound(
+                f"nothing answers at {endpoint} (DYNAMODB_PORT={port}): start `make run DYNAMODB_PORT={port}`, "
+                "or unset DYNAMODB_PORT to use the running `make run`"
+            )
+        running = read_state()
+        table = table_variable or (running.table if running and running.dynamodb_port == port else DEFAULT_TABLE)
+        return TableTarget(endpoint, table, f"DYNAMODB_PORT={port}", explicit=True)
+    running = read_state()
+    if running is None:
+        raise ServiceNotFound(f"no local service is running (no {_shown(state_path())}): {HOW_TO_START}")
+    if not port_in_use(running.dynamodb_port):
+        raise ServiceNotFound(
+            f"`make run` (pid {running.pid}) is not answering on DynamoDB port {running.dynamodb_port}: {HOW_TO_START}"
+        )
+    return TableTarget(
+        running.dynamodb_endpoint, table_variable or running.table, f"make run (pid {running.pid})", explicit=False
+    )
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)

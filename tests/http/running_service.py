@@ -1,0 +1,82 @@
+"""The real `make run` program (local.run) on free ports, with its own state file, for tool tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from local.dynamodb_local import free_port
+from local.paths import ROOT
+
+# Variables that would point the tools somewhere else than the state file (the test session
+# itself configures TABLE_NAME and the endpoint for its own DynamoDB Local), or make `make`
+# print its directory.
+_STRIPPED = ("DYNAMODB_PORT", "TABLE_NAME", "AWS_ENDPOINT_URL_DYNAMODB", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "PORT")
+
+
+@dataclass(frozen=True)
+class RunningService:
+    url: str
+    table: str
+    state_file: Path
+    env: dict[str, str]  # what a tool needs to find this service through its state file only
+    process: subprocess.Popen
+
+
+def tool_env(state_file: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _STRIPPED}
+    env["DDBGUARD_STATE_FILE"] = str(state_file)
+    return env
+
+
+def get(url: str, headers: dict | None = None) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@contextmanager
+def running_service(state_dir: Path, table: str = "ddbguard-tools-test", seed: bool = True) -> Iterator[RunningService]:
+    port, ddb_port = free_port(), free_port()
+    state_file = state_dir / "run.json"
+    env = tool_env(state_file)
+    env.update(PORT=str(port), DYNAMODB_PORT=str(ddb_port), DDB_DATA_DIR="memory", TABLE_NAME=table)
+    env["SEED"] = "1" if seed else "0"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if state_file.exists():
+                try:
+                    if get(f"http://127.0.0.1:{port}/health")[0] == 200:
+                        break
+                except (urllib.error.URLError, ConnectionError, TimeoutError):
+                    pass
+            time.sleep(0.3)
+        else:
+            output = process.stdout.read().decode() if process.poll() is not None else "no answer"
+            raise AssertionError(f"make run did not come up: {output}")
+        assert json.loads(state_file.read_text())["table"] == table
+        yield RunningService(f"http://127.0.0.1:{port}", table, state_file, tool_env(state_file), process)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()

@@ -1,0 +1,102 @@
+"""`make browse`: dynamodb-admin on the running table, looked at in headless Chromium as a person would.
+
+The screenshot pages are the README's: the demo account's item collection (Query PK) and its
+uniqueness locks (Scan filtered on `owner`). Chromium is Debian's package (`make chromium`
+installs it; here too, when missing and apt-get can run); without it the test is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from local import browse, demo
+from local.dynamodb_local import free_port
+from local.paths import ROOT
+from tests.http.running_service import get
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium")
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, timeout=600)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            capture_output=True,
+            timeout=900,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
+        found = shutil.which("chromium")
+    if found is None:
+        pytest.skip("Debian's chromium is not installed and cannot be installed here (make chromium)")
+    return found
+
+
+def _headless(chromium: str, *args: str) -> subprocess.CompletedProcess:
+    # Root in a container: Chromium's sandbox needs user namespaces, so it runs without it.
+    command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    command += ["--virtual-time-budget=15000", "--window-size=1600,900", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture(scope="module")
+def browser_url(demo_service):
+    port = free_port()
+    env = {**demo_service.env, "BROWSE_PORT": str(port)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "local.browse"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if get(base + "/")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise AssertionError(f"make browse did not come up: {process.stdout.read().decode()}")
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_browse_serves_on_loopback_with_the_running_table(demo_service, browser_url):
+    status, body = get(f"{browser_url}/api/tables")
+    assert status == 200 and demo_service.table.encode() in body
+
+
+def test_screenshot_finds_an_account_and_its_locks(demo_service, browser_url, tmp_path: Path):
+    chromium = _chromium()
+    table = demo_service.table
+    locks_url = browse.account_locks_url(browser_url, table, demo.MAIN_ACCOUNT)
+    items_url = browse.account_items_url(browser_url, table, demo.MAIN_ACCOUNT)
+
+    locks_page = _headless(chromium, "--dump-dom", locks_url)
+    assert "UNIQ#EMAIL#alice@example.com" in locks_page.stdout, locks_page.stderr[-2000:]
+    assert "UNIQ#HANDLE#alice" in locks_page.stdout
+    assert f"ACCT#{demo.MAIN_ACCOUNT}" in locks_page.stdout  # the lock's owner column
+    assert "UNIQ#EMAIL#bob@example.com" not in locks_page.stdout
+
+    items_page = _headless(chromium, "--dump-dom", items_url)
+    for sort_key in ("PROFILE", "BALANCE", "alice@example.com"):
+        assert sort_key in items_page.stdout, sort_key
+
+    for name, url in (("locks", locks_url), ("account", items_url)):
+        shot = tmp_path / f"{name}.png"
+        _headless(chromium, f"--screenshot={shot}", url)
+        data = shot.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000, f"{name}: {len(data)} bytes"
+        keep = os.environ.get("DDBGUARD_SCREENSHOT_DIR")
+        if keep:
+            shutil.copy(shot, Path(keep) / shot.name)

@@ -1,0 +1,112 @@
+"""Replays say so (`Idempotent-Replayed: true`), and a refusal for a missing resource is not cached.
+
+Decision (docs/decisions.md, "Which refusals are cached under an Idempotency-Key"): a refusal
+is stored under the key like a success, except a 404 (`*_not_found`), which says the request
+never reached anything it could act on: the same key may try again once the resource exists.
+"""
+
+from __future__ import annotations
+
+from ddbguard.store.codec import from_item
+from local.scenarios import balance, create_account, open_funded_ledger
+from tests.integration.test_idempotency import _deposit, _expire_record, _withdraw
+
+REPLAYED = "Idempotent-Replayed"
+
+
+def _transfer(api, source, target, amount, key, sub="alice"):
+    body = {"fromAccountId": source, "toAccountId": target, "amountCents": amount}
+    return api.post("/transfers", body, sub=sub, idempotency_key=key)
+
+
+def test_a_replay_from_the_idempotency_record_says_so(api, uid):
+    account = open_funded_ledger(api, "alice", 1000)
+    first = _deposit(api, account, 250, f"k-{uid}")
+    assert first.status == 201 and first.header(REPLAYED) is None
+    again = _deposit(api, account, 250, f"k-{uid}")
+    assert again.header(REPLAYED) == "true"
+    assert (again.status, again.json) == (first.status, first.json)
+
+
+def test_a_replay_from_the_request_marker_says_so(api, raw_client, uid):
+    account = open_funded_ledger(api, "alice", 1000)
+    first = _withdraw(api, account, 300, f"w-{uid}")
+    _expire_record(raw_client, "withdraw", f"w-{uid}")
+    again = _withdraw(api, account, 300, f"w-{uid}")
+    assert again.status == 201 and again.json == first.json
+    assert again.header(REPLAYED) == "true"
+
+
+def test_a_replayed_account_create_says_so_even_without_its_record(api, raw_client, uid):
+    body = {"email": f"{uid}@replayed.example", "username": f"rp{uid}"}
+    first = api.post("/accounts", body, idempotency_key=f"acct-{uid}")
+    assert first.status == 201 and first.header(REPLAYED) is None
+    _expire_record(raw_client, "create_account", f"acct-{uid}")
+    again = api.post("/accounts", body, idempotency_key=f"acct-{uid}")
+    assert (again.status, again.json) == (201, first.json)
+    assert again.header(REPLAYED) == "true"
+
+
+def test_a_cached_refusal_replayed_says_so(api, uid):
+    account = open_funded_ledger(api, "alice", 100)
+    refused = _withdraw(api, account, 500, f"w-{uid}")
+    assert refused.code == "insufficient_funds" and refused.header(REPLAYED) is None
+    again = _withdraw(api, account, 500, f"w-{uid}")
+    assert again.json == refused.json and again.header(REPLAYED) == "true"
+
+
+def test_a_transfer_to_a_missing_ledger_is_not_cached_and_succeeds_once_it_is_opened(api, uid):
+    source = open_funded_ledger(api, "alice", 5000)
+    target = create_account(api, "bob")
+    refused = _transfer(api, source, target, 1200, f"t-{uid}")
+    assert refused.status == 404 and refused.code == "ledger_not_found"
+    assert refused.json["errors"][0]["field"] == "toAccountId"
+    assert api.post(f"/accounts/{target}/ledger", sub="bob").status == 201
+    moved = _transfer(api, source, target, 1200, f"t-{uid}")
+    assert moved.status == 201 and moved.header(REPLAYED) is None
+    again = _transfer(api, source, target, 1200, f"t-{uid}")
+    assert (again.status, again.json, again.header(REPLAYED)) == (201, moved.json, "true")
+    assert balance(api, "alice", source)["clearedCents"] == 3800
+    assert balance(api, "bob", target)["clearedCents"] == 1200
+
+
+def test_an_uncached_refusal_leaves_no_idempotency_record(api, raw_client, uid):
+    refused = _deposit(api, f"nobody{uid}", 100, f"d-{uid}")
+    assert refused.status == 404 and refused.code == "ledger_not_found"
+    items = raw_client.scan(
+        TableName="ddbguard-test",
+        FilterExpression="begins_with(#pk, :pk)",
+        ExpressionAttributeNames={"#pk": "PK"},
+        ExpressionAttributeValues={":pk": {"S": "IDEMPOTENCY#deposit"}},
+        ConsistentRead=True,
+    )["Items"]
+    assert all(from_item(item)["status"] == "COMPLETED" for item in items)
+
+
+def test_malformed_ids_answer_what_an_absent_one_answers(api, uid):
+    """The same code as for a well-formed id that names nothing, route by route."""
+    for malformed, absent in (("bad.id", f"absent{uid}"),):
+        assert api.get(f"/accounts/{malformed}").code == api.get(f"/accounts/{absent}").code == "account_not_found"
+        assert api.get(f"/orders/{malformed}").code == api.get(f"/orders/{absent}").code == "order_not_found"
+        for account in (malformed, absent):
+            assert api.get(f"/accounts/{account}/ledger").code == "ledger_not_found"
+            assert api.post(f"/accounts/{account}/ledger").code == "account_not_found"
+            deposit = api.post(f"/accounts/{account}/ledger/deposits", {"amountCents": 1}, idempotency_key=f"d-{uid}")
+            assert deposit.code == "ledger_not_found"
+    reply = api.post("/accounts/abc/ledger/holds/bad.id/capture", idempotency_key="k-malformed-hold")
+    assert (reply.status, reply.code) == (404, "hold_not_found")
+    assert api.get("/nowhere").code == "not_found"
+
+
+def test_paying_a_paid_order_says_it_is_already_paid(api, uid):
+    account = open_funded_ledger(api, "alice", 10_000)
+    lines = [{"sku": "BOOK-1", "quantity": 1, "unitPriceCents": 1000}]
+    order = api.post("/orders", {"accountId": account, "items": lines, "orderId": f"o-{uid}"}).json
+    assert api.post(f"/orders/o-{uid}/pay", idempotency_key=f"p1-{uid}").status == 200
+    twice = api.post(f"/orders/o-{uid}/pay", idempotency_key=f"p2-{uid}")
+    assert (twice.status, twice.code) == (409, "invalid_transition")
+    assert twice.json["detail"] == f"Order {order['orderId']} is already paid."
+    cancelled = api.patch(f"/orders/o-{uid}", {"status": "CANCELLED"}, if_match=1)
+    assert cancelled.status == 200
+    again = api.patch(f"/orders/o-{uid}", {"status": "CANCELLED"}, if_match=2)
+    assert again.json["detail"] == f"Order o-{uid} is already cancelled."
