@@ -39,16 +39,6 @@ AUDIT_SCHEDULE_MINUTE = "17"
 CODE_EXCLUDES = ("layer", "__pycache__", "*.pyc", "tests", "test_*.py", ".pytest_cache")
 LAYER_EXCLUDES = ("__pycache__", "*.pyc")
 
-# Public Powertools for AWS Lambda (Python) v3 layer, published by AWS in account 017000801446.
-# Layer version 40 is the one built from aws-lambda-powertools 3.37.0 (the version pinned in requirements.txt):
-# the v3 layer gets one version per PyPI release (3.20.0 -> 23, 3.23.0 -> 27, 3.28.0 -> 32, 3.31.1 -> 36), and
-# 3.34.0, 3.35.0, 3.36.0, 3.37.0 followed 3.31.1 on PyPI. Verify before deploying (see docs/infra.md) and
-# override without editing code with `cdk deploy -c powertoolsLayerVersion=<n>`.
-POWERTOOLS_LAYER_ACCOUNT = "017000801446"
-POWERTOOLS_LAYER_NAME = "AWSLambdaPowertoolsPythonV3-python313-arm64"
-POWERTOOLS_LAYER_VERSION = 40
-POWERTOOLS_LAYER_VERSION_CONTEXT_KEY = "powertoolsLayerVersion"
-
 # REST API.
 API_NAME = "ddbguard"
 API_STAGE = "v1"
@@ -89,8 +79,6 @@ CUSTOM_METRICS = (
     "LockAuditFinding",
     "LockAuditUnrepaired",
 )
-BUSY_METRIC = "Busy"
-LOCK_AUDIT_UNREPAIRED_METRIC = "LockAuditUnrepaired"
 
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH

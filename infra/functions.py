@@ -9,17 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from functions.routes import ROUTES, Route
-from infra import constants
+from infra import constants, dependency_layer, settings
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -39,15 +40,12 @@ def actions_for(route: Route) -> tuple[str, ...]:
     return constants.READ_ACTIONS + constants.WRITE_ACTIONS
 
 
-def powertools_layer_arn(scope: Construct) -> str:
-    """The public Powertools layer in the stack's region (a token: the template stays region-agnostic)."""
-    version = scope.node.try_get_context(constants.POWERTOOLS_LAYER_VERSION_CONTEXT_KEY)
-    version = int(version) if version is not None else constants.POWERTOOLS_LAYER_VERSION
-    region = Stack.of(scope).region
-    return (
-        f"arn:aws:lambda:{region}:{constants.POWERTOOLS_LAYER_ACCOUNT}:layer:"
-        f"{constants.POWERTOOLS_LAYER_NAME}:{version}"
-    )
+def powertools_layer_parameter(version: str) -> str:
+    """The public SSM parameter AWS publishes per Powertools release; its value is the layer ARN in each region.
+
+    Documented by Powertools as `/aws/service/powertools/python/{arch}/{python_version}/{version}`.
+    """
+    return f"/aws/service/powertools/python/arm64/python{dependency_layer.LAMBDA_PYTHON_VERSION}/{version}"
 
 
 @dataclass(frozen=True)
@@ -70,9 +68,26 @@ class Functions(Construct):
             compatible_architectures=[ARCHITECTURE],
             description="ddbguard and ddbguard_api packages shared by every handler",
         )
-        self.powertools_layer = lambda_.LayerVersion.from_layer_version_arn(
-            self, "PowertoolsLayer", powertools_layer_arn(self)
-        )
+        # Third-party code: by default the pinned requirements as a plain asset (infra/dependency_layer.py); with
+        # `-c powertoolsPublicLayer=true`, AWS's Powertools layer for the pinned version, looked up in SSM at deploy
+        # time (no layer version number in the code), and the runtime's own boto3.
+        self.dependency_layer: lambda_.ILayerVersion
+        if settings.flag(self, settings.POWERTOOLS_PUBLIC_LAYER):
+            version = dependency_layer.pinned_version("aws-lambda-powertools")
+            self.dependency_layer = lambda_.LayerVersion.from_layer_version_arn(
+                self,
+                "PowertoolsLayer",
+                ssm.StringParameter.value_for_string_parameter(self, powertools_layer_parameter(version)),
+            )
+        else:
+            self.dependency_layer = lambda_.LayerVersion(
+                self,
+                "DependencyLayer",
+                code=lambda_.Code.from_asset(str(dependency_layer.layer_root())),
+                compatible_runtimes=[RUNTIME],
+                compatible_architectures=[ARCHITECTURE],
+                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore",
+            )
         # One asset for every function: handlers share modules, and one upload keeps deployments fast.
         self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
 
@@ -103,8 +118,8 @@ class Functions(Construct):
             ),
             Acknowledgment(
                 id="AwsSolutions-L1",
-                reason="Pinned to python3.13 on purpose: the local venv, the public Powertools layer "
-                "(...-python313-arm64) and the shared layer are built and tested for 3.13.",
+                reason="Pinned to python3.13 on purpose: the local venv, the dependencies layer (cp313 wheels) "
+                "and the shared layer are built and tested for 3.13.",
             ),
         )
 
@@ -156,7 +171,7 @@ class Functions(Construct):
             architecture=ARCHITECTURE,
             handler=handler,
             code=self._code,
-            layers=[self.shared_layer, self.powertools_layer],
+            layers=[self.dependency_layer, self.shared_layer],
             role=role,
             log_group=log_group,
             memory_size=memory_mb,
