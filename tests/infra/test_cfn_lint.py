@@ -1,4 +1,4 @@
-"""cfn-lint accepts the synthesized template."""
+"""cfn-lint accepts the synthesized templates, with the settings `make synth` uses (.cfnlintrc.yaml)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,32 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+import yaml
 from cfnlint.api import ManualArgs, lint_file
 
 if TYPE_CHECKING:
     from conftest import Synth
 
-# W3005: CDK adds an explicit DependsOn on each function's role next to the Fn::GetAtt that already implies it;
-# redundant but harmless, and not ours to change.
-IGNORED = ["W3005"]
+CONFIG = Path(__file__).resolve().parents[2] / ".cfnlintrc.yaml"
 
 
-def test_cfn_lint_passes(synth: Synth, tmp_path: Path) -> None:
+def _config() -> dict:
+    return yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+
+
+def test_every_ignored_rule_is_named_with_a_reason() -> None:
+    text = CONFIG.read_text(encoding="utf-8")
+    for rule in _config()["ignore_checks"]:
+        # The comment block right above the rule starts with the rule id and says why.
+        assert f"# {rule}: " in text, rule
+
+
+@pytest.mark.parametrize("which", ["synth", "custom_synth"])
+def test_cfn_lint_passes(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    synth: Synth = request.getfixturevalue(which)
     path = tmp_path / "DdbguardStack.template.json"
     path.write_text(json.dumps(synth.json, indent=1), encoding="utf-8")
-    matches = lint_file(path, config=ManualArgs(regions=["us-east-1", "eu-west-1"], ignore_checks=IGNORED))
+    config = _config()
+    matches = lint_file(path, config=ManualArgs(regions=config["regions"], ignore_checks=config["ignore_checks"]))
     assert [str(match) for match in matches] == []

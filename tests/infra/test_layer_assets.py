@@ -1,11 +1,11 @@
 """What is deployed is what was tested: the synthesized asset folders alone hold everything the handlers import.
 
-The import test runs python3.13 (Lambda's minor version) isolated (`-I -S -B`: no site-packages, no bytecode written, no PYTHON* variables)
-with only Lambda's layout on `sys.path`: the function code asset (/var/task) and the layers' `python/` folders
-(/opt/python). This x86 machine cannot load the aarch64 binaries of the deployed dependencies layer (pydantic-core,
-wrapt), so that one layer is replaced by its twin built from the same requirements for the host platform, and the
-twin is then shown to be the same distributions, the same files and the same bytes as the deployed asset except
-for the compiled extensions, which must be aarch64 ELF files.
+The import test runs python3.13 (Lambda's minor version) isolated (`-I -S -B`: no site-packages, no PYTHON*
+variables, no bytecode written) with only Lambda's layout on `sys.path`: the function code asset (/var/task) and
+the layers' `python/` folders (/opt/python). This x86 machine cannot load the aarch64 binaries of the deployed
+dependencies layer (pydantic-core, wrapt), so that one layer is replaced by its twin built from the same
+requirements for the host platform, and the twin is then shown to be the same distributions, the same files and the
+same bytes as the deployed asset except for the compiled extensions, which must be aarch64 ELF files.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ PLATFORM_NAMED = {"RECORD", "WHEEL"}
 def _describes_the_build(name: str) -> bool:
     parts = Path(name).parts
     return parts[0].endswith(".dist-info") and (parts[-1] in PLATFORM_NAMED or "sboms" in parts)
+
 
 IMPORT_PROBE = r"""
 import importlib, json, os, sys
