@@ -19,12 +19,23 @@ export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
 PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
 	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
 
-.PHONY: help install check-tools chromium browser run seed browse test synth token invoke events openapi fuzz lint audit-locks bench soak clean
+STACK     := DdbguardStack
+CDK       := npx --no-install cdk
+# Extra CDK context for synth/diff/deploy, e.g. CONTEXT='-c alarmEmails=ops@example.com' (keys: docs/infra.md).
+CONTEXT   ?=
+
+.PHONY: help install check-tools chromium browser run seed browse test synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
 	@echo "make test                     run every test suite against a private DynamoDB Local"
-	@echo "make synth                    cdk synth offline into cdk.out/"
+	@echo "make synth                    cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
+	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
+	@echo "make sizes                    unzipped size of each function's code and layers (after make synth)"
+	@echo "make diff [CONTEXT='-c k=v']  cdk diff against the deployed stack (needs credentials)"
+	@echo "make deploy [CONTEXT='-c k=v'] bootstrap check, then cdk deploy (context keys: docs/infra.md)"
+	@echo "make destroy                  list what stays (retained), then cdk destroy"
+	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
 	@echo "make browse                   web table browser on the running table (BROWSE_PORT, default 8001)"
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
@@ -90,8 +101,31 @@ test: install chromium
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
 synth: install
-	@npx --no-install cdk synth --no-notices --quiet; status=$$?; \
+	@$(CDK) synth --no-notices --quiet $(CONTEXT); status=$$?; \
 	$(PY) -m infra.synth_report --cdk-status $$status
+
+snapshot: install
+	$(PY) -m tests.infra.security_shape --write
+
+sizes: synth
+	@$(PY) scripts/stack_report.py sizes cdk.out
+
+diff: install
+	$(CDK) diff $(STACK) --no-notices $(CONTEXT)
+
+deploy: synth
+	$(PY) scripts/check_bootstrap.py
+	$(CDK) deploy $(STACK) --no-notices --app cdk.out --require-approval broadening --outputs-file cdk.out/outputs.json
+	@echo "outputs in cdk.out/outputs.json; smoke test: make smoke URL=<ApiUrl> TOKEN=<Cognito ID token>"
+
+destroy: synth
+	@echo "cdk destroy keeps these (retained on purpose; delete them by hand once their data is no longer needed):"
+	@$(PY) scripts/stack_report.py retained cdk.out
+	$(CDK) destroy $(STACK) --no-notices --app cdk.out
+
+smoke:
+	@test -n "$(URL)" && test -n "$(TOKEN)" || { echo "usage: make smoke URL=<stage url> TOKEN=<Cognito ID token>" >&2; exit 2; }
+	python3 scripts/smoke.py --base-url "$(URL)" --token "$(TOKEN)"
 
 token: install
 	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")
@@ -126,4 +160,4 @@ soak: install
 	DDBGUARD_FAULT_TRIALS=200 $(PY) -m pytest tests/integration/test_idempotency_faults.py -q
 
 clean:
-	rm -rf cdk.out .pytest_cache .ruff_cache
+	rm -rf cdk.out .pytest_cache .ruff_cache .local/layers

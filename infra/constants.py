@@ -31,6 +31,10 @@ FUNCTION_TIMEOUT_SECONDS = 10
 AUDIT_MEMORY_MB = 512
 AUDIT_TIMEOUT_SECONDS = 300
 AUDIT_HANDLER = "audit.audit_locks.handler"
+SETTLEMENT_HANDLER = "streams.settle_entries.handler"
+SETTLEMENT_TIMEOUT_SECONDS = 60
+SETTLEMENT_BATCH_SIZE = 100
+SETTLEMENT_RETRY_ATTEMPTS = 10
 # 03:17 UTC daily: off the hour so it does not pile onto other scheduled jobs in the account.
 AUDIT_SCHEDULE_HOUR = "3"
 AUDIT_SCHEDULE_MINUTE = "17"
@@ -38,16 +42,6 @@ AUDIT_SCHEDULE_MINUTE = "17"
 # Asset excludes for the `functions/` code asset: the layer ships separately, caches and tests never ship.
 CODE_EXCLUDES = ("layer", "__pycache__", "*.pyc", "tests", "test_*.py", ".pytest_cache")
 LAYER_EXCLUDES = ("__pycache__", "*.pyc")
-
-# Public Powertools for AWS Lambda (Python) v3 layer, published by AWS in account 017000801446.
-# Layer version 40 is the one built from aws-lambda-powertools 3.37.0 (the version pinned in requirements.txt):
-# the v3 layer gets one version per PyPI release (3.20.0 -> 23, 3.23.0 -> 27, 3.28.0 -> 32, 3.31.1 -> 36), and
-# 3.34.0, 3.35.0, 3.36.0, 3.37.0 followed 3.31.1 on PyPI. Verify before deploying (see docs/infra.md) and
-# override without editing code with `cdk deploy -c powertoolsLayerVersion=<n>`.
-POWERTOOLS_LAYER_ACCOUNT = "017000801446"
-POWERTOOLS_LAYER_NAME = "AWSLambdaPowertoolsPythonV3-python313-arm64"
-POWERTOOLS_LAYER_VERSION = 40
-POWERTOOLS_LAYER_VERSION_CONTEXT_KEY = "powertoolsLayerVersion"
 
 # REST API.
 API_NAME = "ddbguard"
@@ -80,10 +74,8 @@ XRAY_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
 LEADING_KEYS_OPERATOR = "ForAllValues:StringLike"
 LEADING_KEYS = "dynamodb:LeadingKeys"
 
-# cfn-lint over the synthesized template (`make synth`, tests/infra/test_cfn_lint.py). W3005: CDK adds an explicit
-# DependsOn on each function's role next to the Fn::GetAtt that already implies it; redundant, harmless, not ours.
-CFN_LINT_REGIONS = ("us-east-1", "eu-west-1")
-CFN_LINT_IGNORED = ("W3005",)
+# cfn-lint's settings (`make synth`, tests/infra/test_cfn_lint.py): regions and every ignored rule with its reason.
+CFN_LINT_CONFIG = REPO_ROOT / ".cfnlintrc.yaml"
 
 # Custom metrics the handlers emit through Powertools (EMF), dimension service=ddbguard.
 CUSTOM_METRICS = (
@@ -96,8 +88,6 @@ CUSTOM_METRICS = (
     "LockAuditFinding",
     "LockAuditUnrepaired",
 )
-BUSY_METRIC = "Busy"
-LOCK_AUDIT_UNREPAIRED_METRIC = "LockAuditUnrepaired"
 
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH

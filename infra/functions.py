@@ -9,17 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants
-from routes import AUDIT_TABLE_ACCESS, ROUTES, Route
+from infra import constants, dependency_layer, settings
+from routes import AUDIT_TABLE_ACCESS, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -50,15 +51,12 @@ def table_statements(access: Mapping[str, tuple[str, ...]], table_arn: str) -> l
     return statements
 
 
-def powertools_layer_arn(scope: Construct) -> str:
-    """The public Powertools layer in the stack's region (a token: the template stays region-agnostic)."""
-    version = scope.node.try_get_context(constants.POWERTOOLS_LAYER_VERSION_CONTEXT_KEY)
-    version = int(version) if version is not None else constants.POWERTOOLS_LAYER_VERSION
-    region = Stack.of(scope).region
-    return (
-        f"arn:aws:lambda:{region}:{constants.POWERTOOLS_LAYER_ACCOUNT}:layer:"
-        f"{constants.POWERTOOLS_LAYER_NAME}:{version}"
-    )
+def powertools_layer_parameter(version: str) -> str:
+    """The public SSM parameter AWS publishes per Powertools release; its value is the layer ARN in each region.
+
+    Documented by Powertools as `/aws/service/powertools/python/{arch}/{python_version}/{version}`.
+    """
+    return f"/aws/service/powertools/python/arm64/python{dependency_layer.LAMBDA_PYTHON_VERSION}/{version}"
 
 
 @dataclass(frozen=True)
@@ -81,9 +79,26 @@ class Functions(Construct):
             compatible_architectures=[ARCHITECTURE],
             description="ddbguard and ddbguard_api packages shared by every handler",
         )
-        self.powertools_layer = lambda_.LayerVersion.from_layer_version_arn(
-            self, "PowertoolsLayer", powertools_layer_arn(self)
-        )
+        # Third-party code: by default the pinned requirements as a plain asset (infra/dependency_layer.py); with
+        # `-c powertoolsPublicLayer=true`, AWS's Powertools layer for the pinned version, looked up in SSM at deploy
+        # time (no layer version number in the code), and the runtime's own boto3.
+        self.dependency_layer: lambda_.ILayerVersion
+        if settings.flag(self, settings.POWERTOOLS_PUBLIC_LAYER):
+            version = dependency_layer.pinned_version("aws-lambda-powertools")
+            self.dependency_layer = lambda_.LayerVersion.from_layer_version_arn(
+                self,
+                "PowertoolsLayer",
+                ssm.StringParameter.value_for_string_parameter(self, powertools_layer_parameter(version)),
+            )
+        else:
+            self.dependency_layer = lambda_.LayerVersion(
+                self,
+                "DependencyLayer",
+                code=lambda_.Code.from_asset(str(dependency_layer.layer_root())),
+                compatible_runtimes=[RUNTIME],
+                compatible_architectures=[ARCHITECTURE],
+                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore",
+            )
         # One asset for every function: handlers share modules, and one upload keeps deployments fast.
         self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
 
@@ -106,9 +121,62 @@ class Functions(Construct):
             targets=[targets.LambdaFunction(self.audit_function, retry_attempts=2)],
         )
 
+        # The table's stream -> the settlement (functions/streams/settle_entries.py): exact availableCentsAfter onto
+        # each new entry, off the request's critical path. Partial batch responses: a failed record is retried alone.
+        self.settlement_function = self._function(
+            "SettleEntries",
+            handler=constants.SETTLEMENT_HANDLER,
+            description="Settles new ledger entries from the table stream (availableCentsAfter off the critical path)",
+            access=SETTLEMENT_TABLE_ACCESS,
+            memory_mb=constants.FUNCTION_MEMORY_MB,
+            timeout_seconds=constants.SETTLEMENT_TIMEOUT_SECONDS,
+        )
+        # Stream read in its own policy: ListStreams has no resource-level permission, so its `*` is acknowledged on
+        # this policy alone (a wildcard added anywhere else still fails synthesis).
+        stream_policy = iam.Policy(
+            self,
+            "SettleEntriesStreamPolicy",
+            statements=[
+                iam.PolicyStatement(
+                    actions=["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"],
+                    resources=[table.table_stream_arn],
+                ),
+                iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]),
+            ],
+        )
+        stream_policy.attach_to_role(self.settlement_function.role)
+        Validations.of(stream_policy).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason="dynamodb:ListStreams, which the event source mapping needs, has no resource-level permissions; "
+                "the stream's records are read only from this table's stream ARN.",
+            )
+        )
+        mapping = lambda_.EventSourceMapping(
+            self,
+            "SettleEntriesFromStream",
+            target=self.settlement_function,
+            event_source_arn=table.table_stream_arn,
+            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+            batch_size=constants.SETTLEMENT_BATCH_SIZE,
+            retry_attempts=constants.SETTLEMENT_RETRY_ATTEMPTS,
+            bisect_batch_on_error=True,
+            report_batch_item_failures=True,
+            # Only new ledger entries reach the function (a settled entry is a MODIFY).
+            filters=[
+                lambda_.FilterCriteria.filter(
+                    {
+                        "eventName": lambda_.FilterRule.is_equal("INSERT"),
+                        "dynamodb": {"Keys": {"SK": {"S": lambda_.FilterRule.begins_with("TXN#")}}},
+                    }
+                )
+            ],
+        )
+        mapping.node.add_dependency(stream_policy)
+
     @property
     def all_functions(self) -> list[lambda_.Function]:
-        return [item.function for item in self.routes] + [self.audit_function]
+        return [item.function for item in self.routes] + [self.audit_function, self.settlement_function]
 
     def _route_function(self, route: Route) -> lambda_.Function:
         return self._function(
@@ -173,7 +241,7 @@ class Functions(Construct):
             architecture=ARCHITECTURE,
             handler=handler,
             code=self._code,
-            layers=[self.shared_layer, self.powertools_layer],
+            layers=[self.dependency_layer, self.shared_layer],
             role=role,
             log_group=log_group,
             memory_size=memory_mb,
@@ -192,8 +260,8 @@ class Functions(Construct):
         Validations.of(function).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-L1",
-                reason="Pinned to python3.13 on purpose: the local venv, the public Powertools layer "
-                "(...-python313-arm64) and the shared layer are built and tested for 3.13.",
+                reason="Pinned to python3.13 on purpose: the local venv, the dependencies layer (cp313 wheels) "
+                "and the shared layer are built and tested for 3.13.",
             )
         )
         return function

@@ -1,50 +1,61 @@
-"""Dashboard and alarms: the API's edge, every function, the table, and the service's own integrity metrics."""
+"""Dashboard and alarms on `cdk-monitoring-constructs` (MonitoringFacade): API per route, every function, the
+table and the service's own integrity metrics. Thresholds, N-of-M evaluation and subscribers come from CDK context
+(infra/settings.py, documented in docs/infra.md).
+
+Hand-written, because the library does not create them: the KMS-encrypted, TLS-only alarm topic and its
+subscriptions, and the table metrics it has no helper for (conditional check failures, transaction conflicts),
+which go through its generic `monitor_custom`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aws_cdk import Aws, Duration, RemovalPolicy
+import cdk_monitoring_constructs as mc
+from aws_cdk import Aws, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
+from routes import Route
 
-PERIOD = Duration.minutes(1)
-# Operations the handlers and the audit use; at most 10 metrics fit in one metric-math alarm.
-TABLE_OPERATIONS = (
-    dynamodb.Operation.GET_ITEM,
-    dynamodb.Operation.QUERY,
-    dynamodb.Operation.SCAN,
-    dynamodb.Operation.BATCH_GET_ITEM,
-    dynamodb.Operation.PUT_ITEM,
-    dynamodb.Operation.UPDATE_ITEM,
-    dynamodb.Operation.DELETE_ITEM,
-    dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-    dynamodb.Operation.TRANSACT_GET_ITEMS,
+# Alarm disambiguators (the library's severity labels): Critical pages, Warning is worth a look.
+CRITICAL = "Critical"
+WARNING = "Warning"
+
+# Business metrics on the dashboard; the ones below also alarm. The rest (409/412/replays) are clients meeting the
+# guards as designed: worth watching for trends, never a reason to page.
+INTEGRITY_GRAPHS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Uniqueness conflicts and version conflicts", ("UniqueViolation", "VersionConflict")),
+    ("Refusals (insufficient funds, busy)", ("InsufficientFunds", "Busy")),
+    ("Idempotent replays and transient retries", ("IdempotentReplay", "TransactionRetry")),
+    ("Lock audit findings", ("LockAuditFinding", "LockAuditUnrepaired")),
 )
+LOCK_AUDIT_METRICS = ("LockAuditFinding", "LockAuditUnrepaired")
+LOCK_AUDIT_PERIOD = Duration.hours(1)
 
 
-def custom_metric(name: str, statistic: str = "Sum") -> cloudwatch.Metric:
-    """A metric the handlers emit through Powertools: namespace `ddbguard`, dimension `service=ddbguard`."""
+def custom_metric(name: str, period: Duration) -> cloudwatch.Metric:
+    """A metric the handlers emit through Powertools (EMF): namespace `ddbguard`, dimension `service=ddbguard`."""
     return cloudwatch.Metric(
         namespace=constants.METRICS_NAMESPACE,
         metric_name=name,
         dimensions_map={"service": constants.SERVICE_NAME},
-        statistic=statistic,
-        period=PERIOD,
+        statistic="Sum",
+        period=period,
+        label=name,
     )
 
 
 class Monitoring(Construct):
-    """A dashboard, an encrypted SNS topic and the alarms that publish to it."""
+    """The alarm topic (with its subscribers) and a MonitoringFacade holding the dashboard and every alarm."""
 
     def __init__(
         self,
@@ -52,117 +63,241 @@ class Monitoring(Construct):
         construct_id: str,
         *,
         rest_api: apigw.RestApi,
+        routes: Sequence[Route],
         functions: Sequence[lambda_.Function],
+        audit_function: lambda_.Function,
         table: dynamodb.Table,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.topic = self._alarm_topic()
-        self.alarms: list[cloudwatch.Alarm] = []
-        action = cw_actions.SnsAction(self.topic)
-
-        api_5xx = rest_api.metric_server_error(period=PERIOD, statistic="Sum")
-        table_throttles = table.metric_throttled_requests_for_operations(
-            operations=list(TABLE_OPERATIONS), period=PERIOD
-        )
-        table_errors = table.metric_system_errors_for_operations(operations=list(TABLE_OPERATIONS), period=PERIOD)
-
-        self._alarm("Api5xx", api_5xx, "The API answered 5xx (handler crash, timeout or integration failure).", action)
-        for function in functions:
-            name = function.node.id.removesuffix("Function")
-            self._alarm(
-                f"{name}Errors",
-                function.metric_errors(period=PERIOD, statistic="Sum"),
-                f"{name}: the function raised or timed out.",
-                action,
+        self.period = Duration.minutes(settings.whole_number(self, settings.ALARM_PERIOD_MINUTES))
+        evaluation_periods = settings.whole_number(self, settings.ALARM_EVALUATION_PERIODS)
+        datapoints = settings.whole_number(self, settings.ALARM_DATAPOINTS)
+        if datapoints > evaluation_periods:
+            raise ValueError(
+                f"context {settings.ALARM_DATAPOINTS.name}={datapoints} exceeds "
+                f"{settings.ALARM_EVALUATION_PERIODS.name}={evaluation_periods}"
             )
-        self._alarm("TableThrottles", table_throttles, "DynamoDB throttled requests on the table.", action)
-        self._alarm("TableSystemErrors", table_errors, "DynamoDB returned internal server errors.", action)
-        self._alarm(
-            "Busy",
-            custom_metric(constants.BUSY_METRIC),
-            "Clients were answered 503 busy: DynamoDB kept conflicting or throttling after bounded retries.",
-            action,
+
+        self.topic = self._alarm_topic()
+        self._subscribe(self.topic)
+        stack_name = Stack.of(self).stack_name
+        self.facade = mc.MonitoringFacade(
+            self,
+            "Facade",
+            alarm_factory_defaults=mc.AlarmFactoryDefaults(
+                alarm_name_prefix=stack_name,
+                actions_enabled=True,
+                action=self._alarm_action(),
+                # N of M: one stray error never pages, a sustained problem does.
+                datapoints_to_alarm=datapoints,
+                evaluation_periods=evaluation_periods,
+            ),
+            metric_factory_defaults=mc.MetricFactoryDefaults(period=self.period),
+            dashboard_factory=mc.DefaultDashboardFactory(
+                self,
+                "Dashboards",
+                dashboard_name_prefix=stack_name,
+                create_dashboard=True,
+                create_summary_dashboard=False,
+                create_alarm_dashboard=False,
+            ),
         )
-        self._alarm(
-            "LockAuditUnrepaired",
-            custom_metric(constants.LOCK_AUDIT_UNREPAIRED_METRIC),
-            "The lock audit found uniqueness locks it must not repair alone (two accounts claim one value).",
-            action,
+        self.facade.add_large_header("ddbguard: API, functions, table, integrity outcomes")
+        self._monitor_api(rest_api, routes)
+        for function in functions:
+            self._monitor_function(function)
+        self._monitor_function(audit_function, scheduled=True)
+        self._monitor_table(table)
+        self._monitor_integrity_metrics()
+
+    @property
+    def alarms(self) -> list[cloudwatch.AlarmBase]:
+        return [created.alarm for created in self.facade.created_alarms()]
+
+    @property
+    def dashboard(self) -> cloudwatch.Dashboard | None:
+        return self.facade.created_dashboard()
+
+    # --- what is watched -------------------------------------------------------------------------------------
+
+    def _monitor_api(self, rest_api: apigw.RestApi, routes: Sequence[Route]) -> None:
+        # The whole stage first (4xx rate alarms here: per route it mostly measures one client's behaviour), then
+        # one section per route (API Gateway's detailed metrics) with its own 5xx rate and p99 latency alarms;
+        # p50 is drawn, not alarmed: a slow median shows in p99 first.
+        self.facade.monitor_api_gateway(
+            api=rest_api,
+            api_stage=constants.API_STAGE,
+            human_readable_name=f"API {constants.API_NAME} (stage {constants.API_STAGE})",
+            alarm_friendly_name="Api",
+            latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
+            add4_xx_error_rate_alarm={
+                WARNING: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_4XX_RATE_PERCENT))
+            },
+        )
+        p99 = Duration.millis(settings.number(self, settings.API_LATENCY_P99_MS))
+        for route in routes:
+            self.facade.monitor_api_gateway(
+                api=rest_api,
+                api_stage=constants.API_STAGE,
+                api_method=route.method,
+                api_resource=route.path,
+                human_readable_name=f"API {route.key}",
+                alarm_friendly_name=f"Api{route.construct_id}",
+                latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
+                add5_xx_fault_rate_alarm={
+                    CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
+                },
+                add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=p99)},
+            )
+
+    def _monitor_function(self, function: lambda_.Function, *, scheduled: bool = False) -> None:
+        name = function.node.id.removesuffix("Function")
+        timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
+        duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
+        # A scheduled function runs once a day: one datapoint is all there is, so 1 of 1 instead of N of M.
+        once = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
+        self.facade.monitor_lambda_function(
+            lambda_function=function,
+            human_readable_name=f"Function {name}",
+            alarm_friendly_name=name,
+            latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
+            add_fault_count_alarm={
+                CRITICAL: mc.ErrorCountThreshold(
+                    max_error_count=settings.number(self, settings.FUNCTION_ERRORS), **once
+                )
+            },
+            add_throttles_count_alarm={
+                CRITICAL: mc.ErrorCountThreshold(
+                    max_error_count=settings.number(self, settings.FUNCTION_THROTTLES), **once
+                )
+            },
+            add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=Duration.millis(duration_limit), **once)},
+            add_concurrent_executions_count_alarm={
+                WARNING: mc.RunningTaskCountThreshold(
+                    max_running_tasks=settings.number(self, settings.FUNCTION_CONCURRENCY),
+                    treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
+                    **once,
+                )
+            },
         )
 
-        self.dashboard = cloudwatch.Dashboard(self, "Dashboard", period_override=cloudwatch.PeriodOverride.AUTO)
-        self.dashboard.add_widgets(
-            cloudwatch.TextWidget(markdown="# ddbguard\nAPI edge, functions, table and integrity metrics.", width=24),
+    def _monitor_table(self, table: dynamodb.Table) -> None:
+        throttles = settings.number(self, settings.TABLE_THROTTLES)
+        self.facade.monitor_dynamo_table(
+            table=table,
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            human_readable_name="Table",
+            alarm_friendly_name="Table",
+            add_read_throttled_events_count_alarm={
+                CRITICAL: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
+            },
+            add_write_throttled_events_count_alarm={
+                CRITICAL: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
+            },
+            add_system_error_count_alarm={
+                CRITICAL: mc.ErrorCountThreshold(max_error_count=settings.number(self, settings.TABLE_SYSTEM_ERRORS))
+            },
         )
-        self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="API 4xx / 5xx",
-                left=[
-                    rest_api.metric_client_error(period=PERIOD, statistic="Sum"),
-                    rest_api.metric_server_error(period=PERIOD, statistic="Sum"),
-                ],
-                width=8,
-            ),
-            cloudwatch.GraphWidget(
-                title="API latency (p50 / p99)",
-                left=[
-                    rest_api.metric_latency(period=PERIOD, statistic="p50"),
-                    rest_api.metric_latency(period=PERIOD, statistic="p99"),
-                ],
-                width=8,
-            ),
-            cloudwatch.GraphWidget(
-                title="API requests",
-                left=[rest_api.metric_count(period=PERIOD, statistic="Sum")],
-                width=8,
-            ),
+        # The library's table section has no helper for these two; its generic custom section draws them.
+        # Neither alarms: a conditional check failure is a guard refusing a write (409/412 by design), and
+        # transaction conflicts are retried; when the retries run out, the Busy alarm fires.
+        self.facade.monitor_custom(
+            human_readable_name="Table guards",
+            alarm_friendly_name="TableGuards",
+            metric_groups=[
+                mc.CustomMetricGroup(
+                    title="Conditional check failures and transaction conflicts",
+                    metrics=[
+                        table.metric(
+                            "ConditionalCheckFailedRequests", statistic="Sum", period=self.period, label="CCF"
+                        ),
+                        table.metric(
+                            "TransactionConflict", statistic="Sum", period=self.period, label="TransactionConflict"
+                        ),
+                    ],
+                )
+            ],
         )
-        self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="Function errors",
-                left=[fn.metric_errors(period=PERIOD, statistic="Sum", label=fn.node.id) for fn in functions],
-                width=8,
+
+    def _monitor_integrity_metrics(self) -> None:
+        alarmed = {
+            "Busy": self._above(settings.number(self, settings.BUSY_COUNT), CRITICAL, "Clients got 503 busy."),
+            "TransactionRetry": self._above(
+                settings.number(self, settings.TRANSACTION_RETRY_COUNT),
+                WARNING,
+                "Sustained transient-error retries (transaction conflicts or throttling).",
             ),
-            cloudwatch.GraphWidget(
-                title="Function throttles",
-                left=[fn.metric_throttles(period=PERIOD, statistic="Sum", label=fn.node.id) for fn in functions],
-                width=8,
-            ),
-            cloudwatch.GraphWidget(
-                title="Function duration (p99)",
-                left=[fn.metric_duration(period=PERIOD, statistic="p99", label=fn.node.id) for fn in functions],
-                width=8,
-            ),
+        }
+        for name in LOCK_AUDIT_METRICS:
+            # A broken lock is a data-integrity incident: the first finding alarms (1 of 1 datapoints). The audit
+            # reports once a day, so one datapoint spans an hour: the alarm stays visible, then clears by itself.
+            alarmed[name] = {
+                CRITICAL: mc.CustomThreshold(
+                    threshold=0,
+                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                    datapoints_to_alarm=1,
+                    evaluation_periods=1,
+                    period=LOCK_AUDIT_PERIOD,
+                    treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
+                    additional_description="The lock audit found a broken uniqueness lock (see its log).",
+                )
+            }
+        groups = []
+        for title, names in INTEGRITY_GRAPHS:
+            metrics: list[cloudwatch.Metric | mc.CustomMetricWithAlarm] = []
+            for name in names:
+                metric = custom_metric(name, self.period)
+                if name in alarmed:
+                    metrics.append(
+                        mc.CustomMetricWithAlarm(metric=metric, alarm_friendly_name=name, add_alarm=alarmed[name])
+                    )
+                else:
+                    metrics.append(metric)
+            groups.append(mc.CustomMetricGroup(title=title, metrics=metrics))
+        self.facade.monitor_custom(
+            human_readable_name=f"Integrity outcomes (namespace {constants.METRICS_NAMESPACE})",
+            alarm_friendly_name="Integrity",
+            metric_groups=groups,
         )
-        self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="Table consumed capacity",
-                left=[
-                    table.metric_consumed_read_capacity_units(period=PERIOD, statistic="Sum"),
-                    table.metric_consumed_write_capacity_units(period=PERIOD, statistic="Sum"),
-                ],
-                width=6,
-            ),
-            # Throttles and system errors are sums over the same per-operation metrics, so each needs its own
-            # graph: one graph cannot hold two expressions whose inner metric ids collide.
-            cloudwatch.GraphWidget(title="Table throttled requests", left=[table_throttles], width=6),
-            cloudwatch.GraphWidget(title="Table system errors", left=[table_errors], width=6),
-            cloudwatch.GraphWidget(
-                title="Transaction conflicts",
-                left=[table.metric("TransactionConflict", period=PERIOD, statistic="Sum")],
-                width=6,
-            ),
-        )
-        self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(
-                title="Integrity outcomes (namespace ddbguard)",
-                left=[custom_metric(name) for name in constants.CUSTOM_METRICS],
-                width=24,
-            ),
-        )
-        self.dashboard.add_widgets(
-            cloudwatch.AlarmStatusWidget(title="Alarms", alarms=self.alarms, width=24),
-        )
+
+    # --- thresholds -----------------------------------------------------------------------------------------
+
+    def _percent(self, key: settings.ContextKey) -> float:
+        # The library computes API and function rates as a fraction of requests (Average of a 0/1 metric).
+        return settings.number(self, key) / 100
+
+    @staticmethod
+    def _above(threshold: float, severity: str, description: str) -> dict[str, mc.CustomThreshold]:
+        return {
+            severity: mc.CustomThreshold(
+                threshold=threshold,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                # No traffic is not an incident.
+                treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
+                additional_description=description,
+            )
+        }
+
+    # --- where alarms go ------------------------------------------------------------------------------------
+
+    def _alarm_action(self) -> mc.IAlarmActionStrategy:
+        own = mc.SnsAlarmActionStrategy(on_alarm_topic=self.topic, on_ok_topic=self.topic)
+        existing_arn = settings.text(self, settings.ALARM_TOPIC_ARN)
+        if not existing_arn:
+            return own
+        existing = sns.Topic.from_topic_arn(self, "ExistingAlarmTopic", existing_arn)
+        return mc.MultipleAlarmActionStrategy([own, mc.SnsAlarmActionStrategy(on_alarm_topic=existing)])
+
+    def _subscribe(self, topic: sns.Topic) -> None:
+        for address in settings.text_list(self, settings.ALARM_EMAILS):
+            if "@" not in address:
+                raise ValueError(f"context {settings.ALARM_EMAILS.name}: {address!r} is not an email address")
+            topic.add_subscription(subscriptions.EmailSubscription(address))
+        webhook = settings.text(self, settings.ALARM_WEBHOOK_URL)
+        if webhook:
+            if not webhook.startswith("https://"):
+                raise ValueError(f"context {settings.ALARM_WEBHOOK_URL.name}: an https:// URL is required")
+            topic.add_subscription(subscriptions.UrlSubscription(webhook, protocol=sns.SubscriptionProtocol.HTTPS))
 
     def _alarm_topic(self) -> sns.Topic:
         # A customer-managed key, because CloudWatch must be allowed to use it and the AWS-managed SNS key's
@@ -206,24 +341,3 @@ class Monitoring(Construct):
             )
         )
         return topic
-
-    def _alarm(
-        self,
-        construct_id: str,
-        metric: cloudwatch.IMetric,
-        description: str,
-        action: cloudwatch.IAlarmAction,
-    ) -> None:
-        alarm = cloudwatch.Alarm(
-            self,
-            f"{construct_id}Alarm",
-            metric=metric,
-            threshold=0,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1,
-            # No traffic is not an incident.
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=description,
-        )
-        alarm.add_alarm_action(action)
-        self.alarms.append(alarm)

@@ -30,7 +30,9 @@ class DdbguardStack(Stack):
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
-            functions=self.functions.all_functions,
+            routes=[item.route for item in self.functions.routes],
+            functions=[item.function for item in self.functions.routes] + [self.functions.settlement_function],
+            audit_function=self.functions.audit_function,
             table=self.storage.table,
         )
 

@@ -43,10 +43,18 @@ def open_count(cdk_out: Path) -> int:
     )
 
 
+def cfn_lint_settings() -> dict:
+    """`.cfnlintrc.yaml`, the one place cfn-lint's regions and ignored rules (each with its reason) are set."""
+    import yaml
+
+    return yaml.safe_load(constants.CFN_LINT_CONFIG.read_text(encoding="utf-8"))
+
+
 def cfn_lint_findings(template: Path) -> list[str]:
     from cfnlint.api import ManualArgs, lint_file
 
-    config = ManualArgs(regions=list(constants.CFN_LINT_REGIONS), ignore_checks=list(constants.CFN_LINT_IGNORED))
+    settings = cfn_lint_settings()
+    config = ManualArgs(regions=settings["regions"], ignore_checks=settings["ignore_checks"])
     return [str(match) for match in lint_file(template, config=config)]
 
 
@@ -64,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(finding)
     lint_text = "not run" if lint is None else ("clean" if not lint else f"{len(lint)} findings")
     open_text = "synthesis failed" if still_open < 0 else f"{still_open} open"
-    ignored = ", ".join(constants.CFN_LINT_IGNORED)
+    ignored = ", ".join(cfn_lint_settings()["ignore_checks"])
     print(
         f"ddbguard synth: cdk-nag {acknowledged} acknowledged / {open_text}; cfn-lint {lint_text} ({ignored} ignored)"
     )

@@ -6,6 +6,7 @@ Synthesis takes seconds, so every infra test shares one template. cdk-nag runs a
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ class Synth:
 
     stack: Stack
     template: Template
+    # The cloud assembly (cdk.out) the template was synthesized into, with its staged asset folders.
+    assembly_dir: Path
     json: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,6 +73,12 @@ class Synth:
             found[(props["HttpMethod"], path)] = props
         return found
 
+    def asset_dir(self, location: dict[str, Any]) -> Path:
+        """The staged asset folder behind a Lambda `Code` or layer `Content` (`S3Key` is `<asset hash>.zip`)."""
+        asset_hash = location["S3Key"].removesuffix(".zip")
+        manifest = json.loads((self.assembly_dir / f"{self.stack.stack_name}.assets.json").read_text(encoding="utf-8"))
+        return self.assembly_dir / manifest["files"][asset_hash]["source"]["path"]
+
     @staticmethod
     def as_list(value: Any) -> list[Any]:
         """IAM allows a single string where a list is meant (Action, Resource)."""
@@ -88,10 +97,44 @@ class Synth:
         return statements
 
 
+def synthesize(outdir: Path, context: dict[str, Any] | None = None) -> Synth:
+    app, stack = build_app(outdir=str(outdir), context=context or {})
+    template = Template.from_stack(stack)
+    return Synth(stack=stack, template=template, assembly_dir=Path(app.synth().directory))
+
+
 @pytest.fixture(scope="session")
-def synth() -> Synth:
-    _app, stack = build_app()
-    return Synth(stack=stack, template=Template.from_stack(stack))
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out"))
+
+
+# Every context key the stack reads, set away from its default: proves each one reaches the template.
+CUSTOM_CONTEXT: dict[str, Any] = {
+    "alarmEmails": "oncall@example.com,lead@example.com",
+    "alarmTopicArn": "arn:aws-cn:sns:cn-north-1:111122223333:existing-oncall",
+    "alarmWebhookUrl": "https://events.example.com/sns",
+    "alarmPeriodMinutes": "2",
+    "alarmEvaluationPeriods": "7",
+    "alarmDatapointsToAlarm": "4",
+    "api5xxRatePercent": "2",
+    "api4xxRatePercent": "30",
+    "apiLatencyP99Ms": "2500",
+    "functionErrorCount": "3",
+    "functionThrottleCount": "4",
+    "functionDurationP99Percent": "50",
+    "functionConcurrentExecutions": "20",
+    "tableThrottleCount": "5",
+    "tableSystemErrorCount": "6",
+    "busyCount": "7",
+    "transactionRetryCount": "80",
+    "powertoolsPublicLayer": "true",
+}
+
+
+@pytest.fixture(scope="session")
+def custom_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    """The stack synthesized with every context key set (a second synthesis, a few seconds)."""
+    return synthesize(tmp_path_factory.mktemp("cdk.out-custom"), CUSTOM_CONTEXT)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""cfn-lint accepts the synthesized template."""
+"""cfn-lint accepts the synthesized templates, with the settings `make synth` uses (.cfnlintrc.yaml)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,29 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infra.synth_report import cfn_lint_findings
+import pytest
+
+from infra import constants
+from infra.synth_report import cfn_lint_findings, cfn_lint_settings
 
 if TYPE_CHECKING:
     from conftest import Synth
 
 
-def test_cfn_lint_passes(synth: Synth, tmp_path: Path) -> None:
+def _config() -> dict:
+    return cfn_lint_settings()
+
+
+def test_every_ignored_rule_is_named_with_a_reason() -> None:
+    text = constants.CFN_LINT_CONFIG.read_text(encoding="utf-8")
+    for rule in _config()["ignore_checks"]:
+        # The comment block right above the rule starts with the rule id and says why.
+        assert f"# {rule}: " in text, rule
+
+
+@pytest.mark.parametrize("which", ["synth", "custom_synth"])
+def test_cfn_lint_passes(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    synth: Synth = request.getfixturevalue(which)
     path = tmp_path / "DdbguardStack.template.json"
     path.write_text(json.dumps(synth.json, indent=1), encoding="utf-8")
     assert cfn_lint_findings(path) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from aws_cdk.assertions import Match, Template
@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from conftest import Synth
 
 ROUTE_HANDLERS = [f"{route.handler}.handler" for route in ROUTES]
-ALL_HANDLERS = [*ROUTE_HANDLERS, constants.AUDIT_HANDLER]
+ALL_HANDLERS = [*ROUTE_HANDLERS, constants.AUDIT_HANDLER, constants.SETTLEMENT_HANDLER]
 
 
-def test_one_function_per_route_plus_the_audit(synth: Synth) -> None:
+def test_one_function_per_route_plus_the_audit_and_the_settlement(synth: Synth) -> None:
     handlers = sorted(props["Properties"]["Handler"] for props in synth.of_type("AWS::Lambda::Function").values())
     assert handlers == sorted(ALL_HANDLERS)
     assert len(set(ROUTE_HANDLERS)) == len(ROUTES)
@@ -52,41 +52,19 @@ def test_route_function_size(synth: Synth, handler: str) -> None:
 
 
 @pytest.mark.parametrize("handler", ALL_HANDLERS)
-def test_function_has_both_layers(synth: Synth, handler: str) -> None:
+def test_function_has_the_dependency_layer_then_the_shared_layer(synth: Synth, handler: str) -> None:
     _logical_id, props = synth.functions_by_handler()[handler]
-    (shared_layer_id,) = synth.of_type("AWS::Lambda::LayerVersion")
-    layers = props["Layers"]
-    assert len(layers) == 2
-    assert {"Ref": shared_layer_id} in layers
-    assert _powertools_arn() in layers
-
-
-def _powertools_arn() -> dict[str, Any]:
-    return {
-        "Fn::Join": [
-            "",
-            [
-                "arn:aws:lambda:",
-                {"Ref": "AWS::Region"},
-                f":017000801446:layer:AWSLambdaPowertoolsPythonV3-python313-arm64:{constants.POWERTOOLS_LAYER_VERSION}",
-            ],
-        ]
-    }
-
-
-def test_powertools_layer_arn_is_a_join_on_the_region(synth: Synth) -> None:
-    layer_refs = [
-        layer for fn in synth.of_type("AWS::Lambda::Function").values() for layer in fn["Properties"]["Layers"]
+    (dependencies,) = [
+        key for key in synth.of_type("AWS::Lambda::LayerVersion") if key.startswith("FunctionsDependency")
     ]
-    joins = [layer for layer in layer_refs if "Fn::Join" in layer]
-    assert joins and all(join == _powertools_arn() for join in joins)
+    (shared,) = [key for key in synth.of_type("AWS::Lambda::LayerVersion") if key.startswith("FunctionsShared")]
+    assert props["Layers"] == [{"Ref": dependencies}, {"Ref": shared}]
 
 
-def test_shared_layer_is_python313_arm64(template: Template) -> None:
-    template.has_resource_properties(
-        "AWS::Lambda::LayerVersion",
-        {"CompatibleRuntimes": ["python3.13"], "CompatibleArchitectures": ["arm64"]},
-    )
+def test_layers_are_python313_arm64(synth: Synth) -> None:
+    for layer in synth.of_type("AWS::Lambda::LayerVersion").values():
+        assert layer["Properties"]["CompatibleRuntimes"] == ["python3.13"]
+        assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
 
 
 def test_every_function_logs_to_its_own_retained_for_a_month_log_group(synth: Synth) -> None:

@@ -82,7 +82,11 @@ def test_request_markers_are_reachable_only_by_functions_that_take_a_key(synth: 
 def test_get_functions_are_read_only(synth: Synth) -> None:
     for route in ROUTES:
         if route.method == "GET":
-            assert set(_granted(synth, route.operation)) <= {"dynamodb:GetItem", "dynamodb:Query"}
+            assert set(_granted(synth, route.operation)) <= {
+                "dynamodb:GetItem",
+                "dynamodb:Query",
+                "dynamodb:BatchGetItem",
+            }
 
 
 def test_health_has_no_table_access(synth: Synth) -> None:
@@ -104,11 +108,18 @@ def test_no_dynamodb_wildcard_anywhere(synth: Synth) -> None:
         assert action != "*" and not action.endswith(":*"), action
 
 
+STREAM_ACTIONS = {"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+
+
 def test_table_access_is_scoped_to_the_table(synth: Synth) -> None:
     (table_id,) = synth.of_type("AWS::DynamoDB::Table")
     for _handler, (_logical_id, props) in synth.functions_by_handler().items():
         for statement in synth.role_statements(props):
-            if any(action.startswith("dynamodb:") for action in synth.as_list(statement["Action"])):
+            actions = set(synth.as_list(statement["Action"]))
+            if actions & STREAM_ACTIONS:  # the settlement's event source mapping reads the table's stream
+                assert actions <= STREAM_ACTIONS, statement
+                assert synth.as_list(statement["Resource"]) in ([{"Fn::GetAtt": [table_id, "StreamArn"]}], ["*"])
+            elif any(action.startswith("dynamodb:") for action in actions):
                 assert synth.as_list(statement["Resource"]) == [{"Fn::GetAtt": [table_id, "Arn"]}]
 
 
@@ -119,7 +130,12 @@ def test_the_only_wildcard_resource_is_xray_alone_in_its_own_policy(synth: Synth
             if role not in policy["Properties"]["Roles"]:
                 continue
             statements = policy["Properties"]["PolicyDocument"]["Statement"]
-            if any("*" in synth.as_list(statement["Resource"]) for statement in statements):
+            wildcards = [s for s in statements if "*" in synth.as_list(s["Resource"])]
+            if not wildcards:
+                continue
+            if "StreamPolicy" in logical_id:  # ListStreams has no resource-level permission
+                assert [set(synth.as_list(s["Action"])) for s in wildcards] == [{"dynamodb:ListStreams"}]
+            else:
                 assert "TracingPolicy" in logical_id
                 assert [set(synth.as_list(s["Action"])) for s in statements] == [set(constants.XRAY_ACTIONS)]
 

@@ -1,87 +1,210 @@
-"""Dashboard, alarms and the encrypted alarm topic."""
+"""Dashboard, alarms and the alarm topic (cdk-monitoring-constructs): every alarm notifies, every threshold and
+evaluation window comes from CDK context, subscribers come from context, the dashboard covers API, functions, table.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from aws_cdk.assertions import Match, Template
 
-from infra import constants
+from infra import constants, settings
+from routes import ROUTES
+
+from .conftest import CUSTOM_CONTEXT
 
 if TYPE_CHECKING:
     from conftest import Synth
 
-
-def _dashboard_body(synth: Synth) -> str:
-    (dashboard,) = synth.of_type("AWS::CloudWatch::Dashboard").values()
-    # DashboardBody is an Fn::Join of literal JSON fragments and references; the literals are what we check.
-    return json.dumps(dashboard["Properties"]["DashboardBody"])
-
-
-def test_dashboard_shows_api_functions_table_and_custom_metrics(synth: Synth) -> None:
-    body = _dashboard_body(synth)
-    for metric in ("4XXError", "5XXError", "Latency", "Errors", "Throttles", "Duration"):
-        assert f'\\"{metric}\\"' in body, metric
-    for metric in ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ThrottledRequests", "SystemErrors"):
-        assert metric in body, metric
-    for metric in constants.CUSTOM_METRICS:
-        assert f'[\\"ddbguard\\",\\"{metric}\\",\\"service\\",\\"ddbguard\\"' in body, metric
-    for _handler, (logical_id, _props) in synth.functions_by_handler().items():
-        assert logical_id in body
+LOCK_AUDIT_PERIOD_S = 3600
 
 
 def _alarms(synth: Synth) -> dict[str, dict[str, Any]]:
-    return {key: value["Properties"] for key, value in synth.of_type("AWS::CloudWatch::Alarm").items()}
-
-
-def test_every_alarm_fires_above_zero_and_notifies_the_topic(synth: Synth) -> None:
-    (topic_id,) = synth.of_type("AWS::SNS::Topic")
-    alarms = _alarms(synth)
-    assert alarms
-    for alarm in alarms.values():
-        assert alarm["Threshold"] == 0
-        assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
-        assert alarm["AlarmActions"] == [{"Ref": topic_id}]
-        assert alarm["TreatMissingData"] == "notBreaching"
-
-
-def test_api_5xx_alarm(synth: Synth) -> None:
-    assert any(
-        alarm.get("MetricName") == "5XXError" and alarm.get("Namespace") == "AWS/ApiGateway"
-        for alarm in _alarms(synth).values()
-    )
-
-
-def test_each_function_has_an_errors_alarm(synth: Synth) -> None:
-    alarmed = {
-        alarm["Dimensions"][0]["Value"]["Ref"]
-        for alarm in _alarms(synth).values()
-        if alarm.get("MetricName") == "Errors" and alarm.get("Namespace") == "AWS/Lambda"
+    return {
+        value["Properties"]["AlarmName"]: value["Properties"]
+        for value in synth.of_type("AWS::CloudWatch::Alarm").values()
     }
-    assert alarmed == set(synth.of_type("AWS::Lambda::Function"))
 
 
-def test_table_throttle_and_system_error_alarms(synth: Synth) -> None:
-    names = set()
-    for alarm in _alarms(synth).values():
-        for query in alarm.get("Metrics", []):
-            stat = query.get("MetricStat")
-            if stat and stat["Metric"]["Namespace"] == "AWS/DynamoDB":
-                names.add(stat["Metric"]["MetricName"])
-    assert {"ThrottledRequests", "SystemErrors"} <= names
+def _context(synth: Synth) -> dict[str, float]:
+    """Each numeric context key as the stack saw it (the default unless the synth set it)."""
+    values = {}
+    for key in settings.ALL_KEYS:
+        raw = synth.stack.node.try_get_context(key.name)
+        if isinstance(key.default, (int, float)) and not isinstance(key.default, bool):
+            values[key.name] = float(key.default if raw in (None, "") else raw)
+    return values
 
 
-def test_busy_alarm(template: Template) -> None:
-    template.has_resource_properties(
-        "AWS::CloudWatch::Alarm",
-        {
+def _metric_stats(alarm: dict[str, Any]) -> list[dict[str, Any]]:
+    if "MetricName" in alarm:
+        return [{"Metric": {"MetricName": alarm["MetricName"], "Dimensions": alarm.get("Dimensions", [])}, **alarm}]
+    return [query["MetricStat"] for query in alarm["Metrics"] if "MetricStat" in query]
+
+
+def _function_timeouts_ms(synth: Synth) -> dict[str, int]:
+    return {
+        logical_id: props["Properties"]["Timeout"] * 1000
+        for logical_id, props in synth.of_type("AWS::Lambda::Function").items()
+    }
+
+
+def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, int, int, int]:
+    """(threshold, evaluation periods, datapoints to alarm, period in seconds) the context asks for."""
+    ctx = _context(synth)
+    n_of_m = (int(ctx["alarmEvaluationPeriods"]), int(ctx["alarmDatapointsToAlarm"]))
+    period = int(ctx["alarmPeriodMinutes"]) * 60
+    suffix = name.removeprefix(f"{constants.STACK_ID}-")
+    if suffix.startswith("Integrity-LockAudit"):
+        return 0, 1, 1, LOCK_AUDIT_PERIOD_S
+    if suffix.startswith("AuditLocks-"):
+        n_of_m = (1, 1)  # the audit runs once a day: its one datapoint decides
+    rules: list[tuple[str, float]] = [
+        (r"^Api-Error-Rate-Warning$", ctx["api4xxRatePercent"] / 100),
+        (r"^Api[A-Za-z]+-Fault-Rate-Critical$", ctx["api5xxRatePercent"] / 100),
+        (r"^Api[A-Za-z]+-Latency-P99-Warning$", ctx["apiLatencyP99Ms"]),
+        (r"^Table-(Read|Write)-Throttled-Events-Critical$", ctx["tableThrottleCount"]),
+        (r"^Table-SystemError-Count-Critical$", ctx["tableSystemErrorCount"]),
+        (r"^Integrity-Busy-Critical$", ctx["busyCount"]),
+        (r"^Integrity-TransactionRetry-Warning$", ctx["transactionRetryCount"]),
+        (r"^[A-Za-z]+-Fault-Count-Critical$", ctx["functionErrorCount"]),
+        (r"^[A-Za-z]+-Throttled-Count-Critical$", ctx["functionThrottleCount"]),
+        (r"^[A-Za-z]+-Running-Tasks-High-Warning$", ctx["functionConcurrentExecutions"]),
+    ]
+    for pattern, threshold in rules:
+        if re.match(pattern, suffix):
+            return threshold, *n_of_m, period
+    if re.match(r"^[A-Za-z]+-Latency-P99-Warning$", suffix):
+        (stat,) = _metric_stats(alarm)
+        (dimension,) = stat["Metric"]["Dimensions"]
+        timeout = _function_timeouts_ms(synth)[dimension["Value"]["Ref"]]
+        return timeout * ctx["functionDurationP99Percent"] / 100, *n_of_m, period
+    raise AssertionError(f"alarm {name} is not covered by a context key")
+
+
+@pytest.fixture(params=["default", "custom"])
+def any_synth(request: pytest.FixtureRequest) -> Synth:
+    return request.getfixturevalue("synth" if request.param == "default" else "custom_synth")
+
+
+def test_every_threshold_and_evaluation_window_comes_from_context(any_synth: Synth) -> None:
+    alarms = _alarms(any_synth)
+    assert len(alarms) > 100
+    for name, alarm in alarms.items():
+        threshold, evaluation_periods, datapoints, period = _expected(any_synth, name, alarm)
+        assert alarm["Threshold"] == pytest.approx(threshold), name
+        assert alarm["ComparisonOperator"] == "GreaterThanThreshold", name
+        assert (alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (evaluation_periods, datapoints), name
+        assert {stat["Period"] for stat in _metric_stats(alarm)} == {period}, name
+
+
+def test_no_request_alarm_pages_on_a_single_datapoint(synth: Synth) -> None:
+    for name, alarm in _alarms(synth).items():
+        if "LockAudit" in name or name.startswith(f"{constants.STACK_ID}-AuditLocks-"):
+            continue
+        assert alarm["DatapointsToAlarm"] >= 2 and alarm["EvaluationPeriods"] > alarm["DatapointsToAlarm"], name
+
+
+def test_a_lock_audit_finding_alarms_on_the_first_occurrence(synth: Synth) -> None:
+    alarms = _alarms(synth)
+    for metric in ("LockAuditFinding", "LockAuditUnrepaired"):
+        alarm = alarms[f"{constants.STACK_ID}-Integrity-{metric}-Critical"]
+        (stat,) = _metric_stats(alarm)
+        assert stat["Metric"] == {
             "Namespace": "ddbguard",
-            "MetricName": "Busy",
+            "MetricName": metric,
             "Dimensions": [{"Name": "service", "Value": "ddbguard"}],
-            "Statistic": "Sum",
-        },
-    )
+        }
+        assert (alarm["Threshold"], alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (0, 1, 1)
+
+
+def test_every_alarm_notifies_the_topic_on_alarm_and_on_recovery(synth: Synth) -> None:
+    (topic_id,) = synth.of_type("AWS::SNS::Topic")
+    for name, alarm in _alarms(synth).items():
+        assert alarm["AlarmActions"] == [{"Ref": topic_id}], name
+        assert alarm["OKActions"] == [{"Ref": topic_id}], name
+        assert alarm.get("ActionsEnabled", True) is True, name
+
+
+def test_an_existing_topic_from_context_also_gets_every_alarm(custom_synth: Synth) -> None:
+    (topic_id,) = custom_synth.of_type("AWS::SNS::Topic")
+    for name, alarm in _alarms(custom_synth).items():
+        assert {"Ref": topic_id} in alarm["AlarmActions"], name
+        assert CUSTOM_CONTEXT["alarmTopicArn"] in alarm["AlarmActions"], name
+
+
+def test_no_subscription_without_context(synth: Synth) -> None:
+    assert synth.of_type("AWS::SNS::Subscription") == {}
+
+
+def test_subscriptions_come_from_context(custom_synth: Synth) -> None:
+    (topic_id,) = custom_synth.of_type("AWS::SNS::Topic")
+    found = {
+        (props["Properties"]["Protocol"], props["Properties"]["Endpoint"])
+        for props in custom_synth.of_type("AWS::SNS::Subscription").values()
+        if props["Properties"]["TopicArn"] == {"Ref": topic_id}
+    }
+    emails = {("email", address) for address in CUSTOM_CONTEXT["alarmEmails"].split(",")}
+    assert found == emails | {("https", CUSTOM_CONTEXT["alarmWebhookUrl"])}
+
+
+def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Synth) -> None:
+    names = set(_alarms(synth))
+    for route in ROUTES:
+        for kind in ("Fault-Rate-Critical", "Latency-P99-Warning"):
+            assert f"{constants.STACK_ID}-Api{route.construct_id}-{kind}" in names
+    function_names = [route.construct_id for route in ROUTES] + ["AuditLocks"]
+    for name in function_names:
+        for kind in (
+            "Fault-Count-Critical",
+            "Throttled-Count-Critical",
+            "Latency-P99-Warning",
+            "Running-Tasks-High-Warning",
+        ):
+            assert f"{constants.STACK_ID}-{name}-{kind}" in names
+
+
+def _dashboard_body(synth: Synth) -> str:
+    (dashboard,) = synth.of_type("AWS::CloudWatch::Dashboard").values()
+    # DashboardBody is an Fn::Join of literal JSON fragments and references.
+    return json.dumps(dashboard["Properties"]["DashboardBody"])
+
+
+def test_dashboard_has_widgets_for_the_api_every_route_function_and_the_table(synth: Synth) -> None:
+    body = _dashboard_body(synth)
+    for metric in ("4XXError", "5XXError", "Latency", "Count"):
+        assert f'\\"AWS/ApiGateway\\",\\"{metric}\\"' in body, metric
+    for route in ROUTES:
+        assert f'\\"Method\\",\\"{route.method}\\",\\"Resource\\",\\"{route.path}\\"' in body, route.key
+    for logical_id in synth.of_type("AWS::Lambda::Function"):
+        assert json.dumps({"Ref": logical_id}) in body, logical_id
+    for metric in ("Errors", "Throttles", "Duration", "ConcurrentExecutions"):
+        assert f'\\"AWS/Lambda\\",\\"{metric}\\"' in body, metric
+    (table_id,) = synth.of_type("AWS::DynamoDB::Table")
+    assert json.dumps({"Ref": table_id}) in body
+    for metric in (
+        "ConsumedReadCapacityUnits",
+        "ConsumedWriteCapacityUnits",
+        "ReadThrottleEvents",
+        "WriteThrottleEvents",
+        "SystemErrors",
+        "ConditionalCheckFailedRequests",
+        "TransactionConflict",
+    ):
+        assert f'\\"{metric}\\"' in body, metric
+    for metric in constants.CUSTOM_METRICS:
+        assert f'[\\"ddbguard\\",\\"{metric}\\",\\"service\\",\\"ddbguard\\"' in body, metric
+
+
+def test_dashboard_metrics_are_exactly_the_ones_the_layer_emits() -> None:
+    import local  # noqa: F401 - the layer on sys.path
+    from ddbguard.observability import MetricName
+
+    emitted = {value for name, value in vars(MetricName).items() if name.isupper()}
+    assert set(constants.CUSTOM_METRICS) == emitted
 
 
 def test_alarm_topic_is_encrypted_and_requires_tls(template: Template, synth: Synth) -> None:
@@ -123,13 +246,21 @@ def test_cloudwatch_may_use_the_topic_key(template: Template) -> None:
     )
 
 
-def test_dashboard_metrics_are_exactly_the_ones_the_layer_emits() -> None:
-    from ddbguard.observability import MetricName
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("alarmDatapointsToAlarm", "9"),
+        ("alarmEvaluationPeriods", "zero"),
+        ("alarmEmails", "not-an-address"),
+        ("alarmWebhookUrl", "http://plain.example.com"),
+        ("powertoolsPublicLayer", "maybe"),
+    ],
+)
+def test_bad_context_fails_synthesis_with_the_key_named(key: str, value: str) -> None:
+    from aws_cdk import App
 
-    emitted = {value for name, value in vars(MetricName).items() if name.isupper()}
-    assert set(constants.CUSTOM_METRICS) == emitted
+    from infra.stack import DdbguardStack, cdk_json_context
 
-
-def test_lock_audit_unrepaired_findings_alarm(synth: Synth) -> None:
-    alarms = _alarms(synth)
-    assert any(a.get("MetricName") == constants.LOCK_AUDIT_UNREPAIRED_METRIC for a in alarms.values())
+    app = App(context={**cdk_json_context(), key: value})
+    with pytest.raises(Exception, match=key):
+        DdbguardStack(app, constants.STACK_ID)

@@ -1,0 +1,125 @@
+"""The dependencies Lambda layer: the pinned runtime requirements as arm64 wheels, built offline without Docker.
+
+`pip install --platform manylinux2014_aarch64 --only-binary=:all: --python-version 3.13 --implementation cp -t ...`
+of `requirements.txt` (the file the local venv and the tests install), so the deployed Powertools, pydantic and
+boto3/botocore are the tested ones. Only wheels are accepted: nothing is compiled, so no Docker is needed.
+
+The result is cached under `.local/layers/`, keyed by a hash of the requirements and of the pip command: a second
+synth reuses it (and CDK's asset hash stays the same), a changed pin builds a new folder.
+
+`python -m infra.dependency_layer [--platform TAG]` builds (if needed) and prints the folder and its size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from infra import constants
+
+LAMBDA_PLATFORM = "manylinux2014_aarch64"
+LAMBDA_PYTHON_VERSION = "3.13"
+# Same pins, host platform: the layer-import test imports this twin, because an x86 machine cannot load the
+# aarch64 binaries (pydantic-core, wrapt). The test also checks that both hold the same distributions.
+HOST_PLATFORM = "manylinux2014_x86_64"
+REQUIREMENTS = constants.REPO_ROOT / "requirements.txt"
+CACHE_DIR = constants.REPO_ROOT / ".local" / "layers"
+# Bump when the build recipe changes in a way the pip command does not show (e.g. what is pruned afterwards).
+RECIPE_VERSION = "1"
+# Console scripts pip drops into the target: nothing in a layer runs them.
+PRUNED = ("bin",)
+
+
+def pip_arguments(target: Path, platform: str) -> list[str]:
+    """The pip command (after `python -m pip`) that fills `target` with the pinned wheels for `platform`."""
+    return [
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--platform",
+        platform,
+        "--only-binary=:all:",
+        "--python-version",
+        LAMBDA_PYTHON_VERSION,
+        "--implementation",
+        "cp",
+        # No .pyc: they would be compiled by the build machine's Python and change the asset hash on every build.
+        "--no-compile",
+        "--target",
+        str(target),
+        "--requirement",
+        str(REQUIREMENTS),
+    ]
+
+
+def cache_key(platform: str) -> str:
+    digest = hashlib.sha256()
+    digest.update(REQUIREMENTS.read_bytes())
+    digest.update("\0".join([RECIPE_VERSION, *pip_arguments(Path("<target>"), platform)]).encode())
+    return digest.hexdigest()[:16]
+
+
+def layer_root(platform: str = LAMBDA_PLATFORM) -> Path:
+    """The folder to hand to `Code.from_asset`: it holds `python/` (Lambda's /opt/python). Built when missing."""
+    root = CACHE_DIR / f"dependencies-{platform}-{cache_key(platform)}"
+    if (root / "python").is_dir():
+        return root
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    # Build beside the final folder and rename: a parallel synth or test run never sees a half-built layer.
+    staging = CACHE_DIR / f"staging-{uuid.uuid4().hex}"
+    try:
+        # Output only on failure: pip's chatter would bury synth's own messages.
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", *pip_arguments(staging / "python", platform)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PIP_NO_WARN_SCRIPT_LOCATION": "1"},
+        )
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout + result.stderr)
+            raise RuntimeError(f"pip could not build the dependencies layer for {platform} (exit {result.returncode})")
+        for name in PRUNED:
+            shutil.rmtree(staging / "python" / name, ignore_errors=True)
+        try:
+            staging.rename(root)
+        except OSError:
+            # Another process finished the same build first; its folder is identical.
+            if not (root / "python").is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return root
+
+
+def pinned_version(distribution: str) -> str:
+    """The `==` version `requirements.txt` pins for `distribution` (extras ignored)."""
+    for line in REQUIREMENTS.read_text(encoding="utf-8").splitlines():
+        requirement = line.split("#", 1)[0].strip()
+        name, _, version = requirement.partition("==")
+        if name.split("[", 1)[0].strip().lower() == distribution.lower() and version:
+            return version.strip()
+    raise KeyError(f"{distribution} is not pinned in {REQUIREMENTS.name}")
+
+
+def tree_size(path: Path) -> int:
+    """Bytes of every file under `path` (the unzipped size Lambda counts against its 250 MB limit)."""
+    return sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Build (if needed) the dependencies layer and print where it is.")
+    parser.add_argument("--platform", default=LAMBDA_PLATFORM, help=f"pip platform tag [{LAMBDA_PLATFORM}]")
+    args = parser.parse_args()
+    root = layer_root(args.platform)
+    print(f"{root}  {tree_size(root) / 1_000_000:.1f} MB unzipped")
+
+
+if __name__ == "__main__":
+    main()

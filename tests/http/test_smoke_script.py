@@ -1,0 +1,41 @@
+"""scripts/smoke.py, the deploy smoke test, runs the quickstart against the local server: same script, base URL
+and token as arguments, exactly as it is run against a deployed stage."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from local.tokens import make_token
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "smoke.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "SMOKE_TOKEN"}
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.mark.timeout(150)
+def test_smoke_script_passes_against_the_local_server(local_server, uid):
+    result = _run("--base-url", local_server, "--token", make_token(f"smoke-{uid}"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "smoke test passed" in result.stdout
+    assert "POST /accounts -> 201" in result.stdout
+
+
+@pytest.mark.timeout(150)
+def test_smoke_script_fails_on_a_surprise(local_server):
+    # An unusable token: the API answers 401 where the quickstart expects 201.
+    result = _run("--base-url", local_server, "--token", "not-a-jwt")
+    assert result.returncode == 1
+    assert "expected 201, got 401" in result.stderr
+
+
+def test_smoke_script_needs_a_token():
+    result = _run("--base-url", "http://127.0.0.1:9")
+    assert result.returncode == 2
