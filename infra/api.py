@@ -23,7 +23,7 @@ PROBLEM_JSON = "application/problem+json"
 CORS_CONTEXT_KEY = "corsAllowedOrigins"
 CORS_ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
 CORS_ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")
-CORS_EXPOSED_HEADERS = ("ETag", "Location", "Retry-After")
+CORS_EXPOSED_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed")
 CORS_MAX_AGE_S = 600
 
 

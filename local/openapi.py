@@ -54,9 +54,10 @@ serves this document and `GET /docs` a Swagger UI, both without a token."""
 DOMAIN_CODES: dict[str, dict[int, list[str]]] = {
     "check_health": {},
     "create_account": {409: ["unique_violation"], 422: ["validation_failed"]},
-    "get_account": {404: ["not_found"]},
-    "update_account": {404: ["not_found"], 409: ["unique_violation"], 422: ["validation_failed"]},
-    "delete_account": {404: ["not_found"], 409: ["balance_not_zero"]},
+    "list_accounts": {422: ["validation_failed"]},
+    "get_account": {404: ["account_not_found"]},
+    "update_account": {404: ["account_not_found"], 409: ["unique_violation"], 422: ["validation_failed"]},
+    "delete_account": {404: ["account_not_found"], 409: ["balance_not_zero"]},
     "open_ledger": {404: ["account_not_found"], 409: ["already_exists"]},
     "get_statement": {404: ["ledger_not_found"], 422: ["validation_failed"]},
     "deposit": {404: ["ledger_not_found"]},
@@ -98,6 +99,7 @@ SUCCESS: dict[str, tuple[int, str, str | None]] = {
     # operation -> (status, description, response model name in ddbguard_api.schemas)
     "check_health": (200, "The service answers.", "Health"),
     "create_account": (201, "The new account.", "Account"),
+    "list_accounts": (200, "The caller's accounts, newest first, one page.", "AccountList"),
     "get_account": (200, "The account.", "Account"),
     "update_account": (200, "The account after the change.", "Account"),
     "delete_account": (204, "Deleted with its locks (and its empty balance item).", None),
@@ -191,6 +193,12 @@ def _success_response(route: Any) -> tuple[int, dict[str, Any]]:
             "description": "Where the new resource is.",
             "required": True,
             "schema": {"type": "string"},
+        }
+    if route.idempotency != "none":
+        headers["Idempotent-Replayed"] = {
+            "description": "`true` when this is the first response to this Idempotency-Key, given again.",
+            "required": False,
+            "schema": {"type": "string", "enum": ["true"]},
         }
     if headers:
         response["headers"] = headers

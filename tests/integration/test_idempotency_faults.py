@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -21,6 +22,7 @@ import local.server as server
 from ddbguard.store import keys
 from local.lambda_context import LambdaContext
 from tests.support.faults import (
+    Injection,
     SimulatedCrash,
     crash_after_write,
     dropped_responses,
@@ -35,11 +37,25 @@ TRIALS = int(os.environ.get("DDBGUARD_FAULT_TRIALS", "3"))
 AMOUNT = 100
 CRASHED_INVOCATION_S = 0.3  # the "killed" invocation's timeout: its in-progress record expires then
 
+
+@contextmanager
+def _dropped_reads(client, times: int) -> Iterator[Injection]:
+    """Every read of the sequence (the read-back of availableCentsAfter, the hold/order and marker read)
+    reaches DynamoDB and its answer is lost, `times` times in a row per operation."""
+    with (
+        dropped_responses(client, "GetItem", times) as gets,
+        dropped_responses(client, "BatchGetItem", times) as batches,
+    ):
+        combined = Injection(0)
+        yield combined
+        combined.injected = gets.injected + batches.injected
+
+
 FAULTS: dict[str, Callable] = {
-    # botocore re-sends the same request (same ClientRequestToken): DynamoDB applies it once.
+    # botocore re-sends the same request: it fails at its own request marker and answers from it.
     "response_lost_once": lambda client: dropped_responses(client, times=1),
     # botocore gives up after its 4 tries: 503, outcome unknown; the client's retry meets the
-    # request marker (or the token, within DynamoDB's 10-minute window).
+    # request marker.
     "response_lost_every_try": lambda client: dropped_responses(client, times=4),
     "timeout_before_send_every_try": lambda client: timeouts_before_send(client, times=4),
     "transaction_conflict": lambda client: transaction_conflicts(client, times=3),
@@ -47,6 +63,9 @@ FAULTS: dict[str, Callable] = {
     # botocore's standard mode retries throttling itself (with its own backoff).
     "throttled": lambda client: throttling(client, times=1),
     "killed_after_write": lambda client: crash_after_write(client),
+    # The new sequence's reads: a lost read-back after the commit is a 503 "retry with the same key", and the
+    # retry answers from the request marker; a lost read before the write changes nothing.
+    "read_lost_every_try": lambda client: _dropped_reads(client, times=4),
 }
 
 

@@ -15,7 +15,12 @@ from aws_lambda_powertools.event_handler import CORSConfig
 
 ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")
-EXPOSED_HEADERS = ("ETag", "Location", "Retry-After")  # a browser script reads these only if exposed
+EXPOSED_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Idempotent-Replayed",
+)  # a browser script reads these only if exposed
 MAX_AGE_S = 600
 
 

@@ -39,7 +39,10 @@ def _json_response(reply: Reply) -> dict[str, Any]:
     if reply.body is None:
         return {"statusCode": reply.status, "headers": headers, "body": ""}
     headers.setdefault("Content-Type", "application/json")
-    return {"statusCode": reply.status, "headers": headers, "body": json.dumps(reply.body, ensure_ascii=False)}
+    # Sorted keys: a replay (read back from the request marker, whose maps DynamoDB returns in any order) is
+    # byte for byte the first response.
+    body = json.dumps(reply.body, ensure_ascii=False, sort_keys=True)
+    return {"statusCode": reply.status, "headers": headers, "body": body}
 
 
 def _as_response(result: dict[str, Any]) -> Response:

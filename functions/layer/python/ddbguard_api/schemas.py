@@ -39,6 +39,13 @@ class Account(ResponseModel):
     updatedAt: Timestamp
 
 
+class AccountList(ResponseModel):
+    """GET /accounts: one page of the caller's own accounts."""
+
+    accounts: list[Account] = Field(description="Newest first.")
+    nextCursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
+
+
 class Balance(ResponseModel):
     """A ledger's balance item. Invariant: availableCents = clearedCents - holdCents >= 0."""
 

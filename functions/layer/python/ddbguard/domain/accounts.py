@@ -122,30 +122,21 @@ def create_account(
     if display_name is not None:
         item["displayName"] = clean_display_name(display_name)
     values = protected_values(unique)
-    created = public_account(versioning.as_created(item))
-    offset = 0 if identity is None else 1  # the request marker leads the transaction
-    actions = replays.with_marker(
-        [
-            versioning.create_action(item),
-            *uniqueness.reserve_unique_values(owner_of(account_id), values),
-            owner_index.put_action(owner_sub, now, account_id),  # last: lock positions stay 1..n
-        ],
-        identity,
-        created,
-    )
+    actions = [
+        versioning.create_action(item),
+        *uniqueness.reserve_unique_values(owner_of(account_id), values),
+        owner_index.put_action(owner_sub, now, account_id),  # last: lock positions stay 1..n
+    ]
     try:
-        writes.transact_write(actions)
+        _, reply = replays.transact_once(actions, identity, public_account(versioning.as_created(item)))
     except TransactionCancelled as cancelled:
-        replay, first = replays.replayed(cancelled, identity)
-        if replay:
-            return dict(first)
-        if cancelled.failed(offset):
+        if cancelled.failed(0):
             raise AlreadyExists(f"Account {account_id} already exists.") from None
-        taken = uniqueness.taken_fields(cancelled, {offset + 1 + i: value for i, value in enumerate(values)})
+        taken = uniqueness.taken_fields(cancelled, {1 + i: value for i, value in enumerate(values)})
         if taken:
             raise _unique_violation(taken) from None
         raise
-    return created
+    return dict(reply)
 
 
 # --- read -------------------------------------------------------------------------------------

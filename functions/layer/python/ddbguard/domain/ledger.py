@@ -52,25 +52,19 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
     item = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
-    opened = public_balance(versioning.as_created(item))
-    offset = 0 if identity is None else 1  # the request marker leads the transaction
-    actions = replays.with_marker(
-        [writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)), versioning.create_action(item)],
-        identity,
-        opened,
-    )
+    actions = [
+        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
+        versioning.create_action(item),
+    ]
     try:
-        writes.transact_write(actions)
+        _, reply = replays.transact_once(actions, identity, public_balance(versioning.as_created(item)))
     except writes.TransactionCancelled as cancelled:
-        replay, first = replays.replayed(cancelled, identity)
-        if replay:
-            return dict(first)
-        if cancelled.failed(offset + _ACCOUNT_CHECK):
+        if cancelled.failed(_ACCOUNT_CHECK):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
-        if cancelled.failed(offset + _BALANCE_CREATE):
+        if cancelled.failed(_BALANCE_CREATE):
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
-    return opened
+    return dict(reply)
 
 
 def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:

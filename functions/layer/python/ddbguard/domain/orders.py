@@ -104,23 +104,17 @@ def create(
         UPDATED_AT: now,
         **replays.request_stamp(identity),
     }
-    created = public_order(versioning.as_created(item))
-    offset = 0 if identity is None else 1  # the request marker leads the transaction
-    actions = replays.with_marker(
-        [writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)), versioning.create_action(item)],
-        identity,
-        created,
-    )
+    actions = [
+        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
+        versioning.create_action(item),
+    ]
     try:
-        writes.transact_write(actions)
+        _, reply = replays.transact_once(actions, identity, public_order(versioning.as_created(item)))
     except writes.TransactionCancelled as cancelled:
-        replay, first = replays.replayed(cancelled, identity)
-        if replay:
-            return dict(first)
-        if cancelled.failed(offset):
+        if cancelled.failed(0):
             raise NotFound("account_not_found", f"No account {account_id}.", field="accountId") from None
         raise AlreadyExists(f"Order {order_id} already exists.") from None
-    return created
+    return dict(reply)
 
 
 def get(order_id: str, caller_sub: str) -> dict[str, Any]:
@@ -169,13 +163,9 @@ def delete(order_id: str, caller_sub: str, expected: int, identity: RequestIdent
             raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
         return
     try:
-        writes.transact_write(
-            replays.with_marker([versioning.delete_action(key, expected, condition=guard)], identity, None),
-        )
+        replays.transact_once([versioning.delete_action(key, expected, condition=guard)], identity, None)
     except writes.TransactionCancelled as cancelled:
-        replay, _ = replays.replayed(cancelled, identity)
-        if not replay:
-            raise _refusal(order_id, cancelled.item(1), caller_sub, expected, DELETED) from None
+        raise _refusal(order_id, cancelled.item(0), caller_sub, expected, DELETED) from None
 
 
 # --- payment ------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.errors import DomainError, InsufficientFunds, NotFound
+from ddbguard.errors import Busy, DomainError, InsufficientFunds, NotFound
 from ddbguard.guards import replays
 from ddbguard.guards.ownership import is_visible
 from ddbguard.guards.request_identity import RequestIdentity
@@ -172,7 +172,14 @@ def move_money(
             if cancelled.failed(1 + index):
                 raise explain_refusal(change, cancelled.item(1 + index)) from None
         raise
-    return MovementResult(with_available_after(entries) if with_entries else entries, replayed=False, result=result)
+    if not with_entries:
+        return MovementResult(entries, replayed=False, result=result)
+    try:
+        settled = with_available_after(entries)
+    except Busy:
+        # Committed, but the read-back failed: the client's retry with its key answers from the marker.
+        raise Busy("the movement was written; its reply could not be read back", outcome_unknown=True) from None
+    return MovementResult(settled, replayed=False, result=result)
 
 
 def replay(marker: Item | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult:

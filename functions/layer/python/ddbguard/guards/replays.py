@@ -87,6 +87,22 @@ def with_marker(actions: list[Action], identity: RequestIdentity | None, respons
     return actions if identity is None else [marker_put(identity, response), *actions]
 
 
+def transact_once(actions: list[Action], identity: RequestIdentity | None, response: Any) -> tuple[bool, Any]:
+    """Run `actions` led by the request's marker: (False, `response`) once committed, (True, the first
+    response) when this request already wrote. Any other refusal raises TransactionCancelled with the
+    positions of `actions` (the marker's own reason taken out)."""
+    try:
+        writes.transact_write(with_marker(actions, identity, response))
+    except writes.TransactionCancelled as cancelled:
+        replay, first = replayed(cancelled, identity)
+        if replay:
+            return True, first
+        if identity is not None:
+            raise writes.TransactionCancelled(cancelled.reasons[MARKER_POSITION + 1 :]) from None
+        raise
+    return False, response
+
+
 def first_response(marker: Item | None, identity: RequestIdentity) -> Any:
     """The response stored by the request's first attempt; 422 when the key came with another request."""
     if marker is None or marker.get("fingerprint") != identity.fingerprint:
