@@ -262,6 +262,8 @@ def by_operation(operation: str) -> Route:
 # lock; dynamodb:LeadingKeys cannot narrow a Scan (it names no partition), so infra/ grants it unconditioned.
 AUDIT_TABLE_ACCESS: TableAccess = {
     "Scan": (),
+    # Each Scan page's locks' owners and its accounts' locks, read by key: memory stays flat.
+    "BatchGetItem": (ACCOUNTS, EMAIL_LOCKS, USERNAME_LOCKS),
     "GetItem": (ACCOUNTS, EMAIL_LOCKS, USERNAME_LOCKS),
     "ConditionCheckItem": (ACCOUNTS,),
     "PutItem": (EMAIL_LOCKS, USERNAME_LOCKS),

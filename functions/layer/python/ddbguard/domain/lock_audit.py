@@ -21,6 +21,7 @@ A repair whose condition fails changed nothing and stays reported as unrepaired.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -85,12 +86,31 @@ class AuditReport:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _locks_and_accounts() -> list[Item]:
-    """Every lock and account item: a Scan filtered on the key prefixes, consistent, all pages."""
+def _pages_of_locks_and_accounts() -> Iterator[list[Item]]:
+    """Every lock and account item, one Scan page at a time (filtered on the key prefixes, consistent)."""
     condition = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX) | (
         Attr(PARTITION_KEY).begins_with(keys.ACCOUNT_PREFIX) & Attr(SORT_KEY).eq(_ACCOUNT_SORT)
     )
-    return [item for page in reads.scan_pages(condition) for item in page]
+    return reads.scan_pages(condition)
+
+
+def _by_partition(found: list[Item]) -> dict[str, Item]:
+    return {item[PARTITION_KEY]: item for item in found}
+
+
+def _counterparts(locks: list[Item], accounts: list[Item]) -> tuple[dict[str, Item], dict[str, Item]]:
+    """The page's locks' owner accounts and its accounts' locks, read by key (BatchGetItem): what a lock
+    or an account is judged against, without holding the whole table in memory."""
+    owner_ids = {owner_id for lock in locks if (owner_id := _account_id(lock.get(OWNER)))}
+    owners = _by_partition(reads.get_items([keys.account_key(owner_id) for owner_id in sorted(owner_ids)]))
+    lock_keys = {
+        keys.lock_key(kind, value)["PK"]: keys.lock_key(kind, value)
+        for account in accounts
+        for name, kind in UNIQUE_FIELDS.items()
+        if isinstance(value := account.get(name), str)
+    }
+    held = _by_partition(reads.get_items(list(lock_keys.values())))
+    return owners, held
 
 
 def _lock_parts(partition: str) -> tuple[str, str]:
@@ -224,19 +244,28 @@ def _repair(finding: Finding) -> bool:
 
 
 def audit_locks(*, repair: bool = False) -> AuditReport:
-    """Find (and with `repair=True`, safely fix) broken uniqueness locks of accounts."""
-    items = _locks_and_accounts()
-    locks = {item[PARTITION_KEY]: item for item in items if _is_lock(item)}
-    accounts = {item[PARTITION_KEY]: item for item in items if item[PARTITION_KEY].startswith(keys.ACCOUNT_PREFIX)}
-    report = AuditReport(locks_scanned=len(locks), accounts_scanned=len(accounts))
-    candidates = [f for lock in locks.values() if (f := _judge_lock(lock, accounts.get(lock.get(OWNER))))]
-    for account in accounts.values():
-        candidates += _judge_account(account, locks)
-    for candidate in candidates:
-        confirmed = _still_broken(candidate)
-        if confirmed is None:
+    """Find (and with `repair=True`, safely fix) broken uniqueness locks of accounts.
+
+    Page by page: each Scan page's locks are judged against their owners and its accounts against
+    their locks, both read by key, so memory stays flat however big the table (findings aside).
+    """
+    report = AuditReport()
+    for page in _pages_of_locks_and_accounts():
+        locks = [item for item in page if _is_lock(item)]
+        accounts = [item for item in page if item[PARTITION_KEY].startswith(keys.ACCOUNT_PREFIX)]
+        report.locks_scanned += len(locks)
+        report.accounts_scanned += len(accounts)
+        if not locks and not accounts:
             continue
-        if repair:
-            confirmed = replace(confirmed, repaired=_repair(confirmed))
-        report.findings.append(confirmed)
+        owners, held = _counterparts(locks, accounts)
+        candidates = [f for lock in locks if (f := _judge_lock(lock, owners.get(str(lock.get(OWNER)))))]
+        for account in accounts:
+            candidates += _judge_account(account, held)
+        for candidate in candidates:
+            confirmed = _still_broken(candidate)
+            if confirmed is None:
+                continue
+            if repair:
+                confirmed = replace(confirmed, repaired=_repair(confirmed))
+            report.findings.append(confirmed)
     return report

@@ -68,16 +68,22 @@ def scan_pages(filter_condition: ConditionBase, *, page_size: int = 1000) -> Ite
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+BATCH_GET_LIMIT = 100  # keys per BatchGetItem (DynamoDB's limit)
+
+
 def get_items(keys: list[Key], *, attributes: tuple[tuple[str, ...], ...] = ()) -> list[Item]:
-    """Several items in one BatchGetItem (consistent), optionally projected; absent items are left out."""
-    request: dict[str, Any] = {"Keys": [to_item(dict(key)) for key in keys], "ConsistentRead": True}
-    if attributes:
-        request.update(projection_params(attributes))
+    """Items by key with consistent BatchGetItem calls (one per 100 keys), optionally projected; absent
+    items are left out, unprocessed keys asked again."""
     found: list[Item] = []
-    pending: dict[str, Any] = {table_name(): request}
-    while pending:
-        with busy_when_transient(writes=False):
-            response = client().batch_get_item(RequestItems=pending)
-        found += [from_item(item) or {} for item in response.get("Responses", {}).get(table_name(), [])]
-        pending = response.get("UnprocessedKeys") or {}
+    for start in range(0, len(keys), BATCH_GET_LIMIT):
+        chunk = keys[start : start + BATCH_GET_LIMIT]
+        request: dict[str, Any] = {"Keys": [to_item(dict(key)) for key in chunk], "ConsistentRead": True}
+        if attributes:
+            request.update(projection_params(attributes))
+        pending: dict[str, Any] = {table_name(): request}
+        while pending:
+            with busy_when_transient(writes=False):
+                response = client().batch_get_item(RequestItems=pending)
+            found += [from_item(item) or {} for item in response.get("Responses", {}).get(table_name(), [])]
+            pending = response.get("UnprocessedKeys") or {}
     return found
