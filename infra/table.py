@@ -25,8 +25,9 @@ class Storage(Construct):
                 point_in_time_recovery_enabled=True,
             ),
             time_to_live_attribute=constants.TTL_ATTRIBUTE,
-            # New images of new items: the settlement function reads ledger entries from it.
-            stream=dynamodb.StreamViewType.NEW_IMAGE,
+            # Keys only: the settlement function reads each new ledger entry by key (small records, and no item
+            # content, personal data included, copied into the stream).
+            stream=dynamodb.StreamViewType.KEYS_ONLY,
             # Ledger entries are money records: neither `cdk destroy` nor a console click may delete them.
             removal_policy=RemovalPolicy.RETAIN,
             deletion_protection=True,

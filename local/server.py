@@ -6,12 +6,14 @@ connection (64+ concurrent clients); a handler that raises answers 502 and the s
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import json
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,19 +32,58 @@ MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refus
 _import_lock = threading.Lock()
 
 
-# One invocation at a time per function, as in one Lambda execution environment: a handler's module state
-# (Powertools' resolver keeps the current event on itself) is not shared between concurrent requests.
-_function_locks: dict[str, threading.Lock] = {}
+Handler = Callable[[dict, Any], dict]
 
 
-def load_handler(route: Any) -> Callable[[dict, Any], dict]:
-    with _import_lock:  # first imports of a module from several threads at once
-        return importlib.import_module(route.handler).handler
+class ExecutionEnvironments:
+    """A function's execution environments, as Lambda keeps them: each runs one invocation at a time.
+
+    A handler module keeps per-invocation state (Powertools' resolver holds the current event on itself),
+    so concurrent requests to one function each get their own copy of the module: a free one, or a new
+    one when all are busy (Lambda scaling out). The first copy is the module `import` gives.
+    """
+
+    def __init__(self, route: Any):
+        self._route = route
+        self._idle: list[Handler] = []
+        self._created = 0
+        self._lock = threading.Lock()
+
+    def _new_copy(self) -> Handler:
+        with _import_lock:  # first imports of a module from several threads at once
+            first = self._created == 0
+            self._created += 1
+            if first:
+                return importlib.import_module(self._route.handler).handler
+            spec = importlib.util.find_spec(self._route.handler)
+            assert spec is not None and spec.loader is not None, self._route.handler
+            module = importlib.util.module_from_spec(spec)  # not in sys.modules: a separate environment
+            spec.loader.exec_module(module)
+            return module.handler
+
+    @contextlib.contextmanager
+    def environment(self) -> Iterator[Handler]:
+        with self._lock:
+            handler = self._idle.pop() if self._idle else None
+        if handler is None:
+            handler = self._new_copy()
+        try:
+            yield handler
+        finally:
+            with self._lock:
+                self._idle.append(handler)
 
 
-def function_lock(route: Any) -> threading.Lock:
+_environments: dict[str, ExecutionEnvironments] = {}
+
+
+@contextlib.contextmanager
+def load_handler(route: Any) -> Iterator[Handler]:
+    """A handler of `route`'s function that no other request is using right now."""
     with _import_lock:
-        return _function_locks.setdefault(route.handler, threading.Lock())
+        environments = _environments.setdefault(route.handler, ExecutionEnvironments(route))
+    with environments.environment() as handler:
+        yield handler
 
 
 def _problem(
@@ -135,8 +176,8 @@ def invoke(
         claims=claims,
     )
     try:
-        with function_lock(route), running(route.operation):
-            response = load_handler(route)(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+        with load_handler(route) as handler, running(route.operation):
+            response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
     except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
         traceback.print_exc()
         return _problem(502, "bad_gateway", "The handler failed.")

@@ -29,6 +29,12 @@ def streams_client(endpoint: str) -> Any:
     )
 
 
+def _is_new_entry(record: dict[str, Any]) -> bool:
+    """What the stack's event source mapping filter lets through: INSERTs of `TXN#` items."""
+    sort = ((record.get("dynamodb") or {}).get("Keys") or {}).get("SK", {}).get("S", "")
+    return record.get("eventName") == "INSERT" and sort.startswith("TXN#")
+
+
 class StreamSettler:
     """Follows every shard of the table's stream from where it left off."""
 
@@ -42,7 +48,9 @@ class StreamSettler:
     def _stream_arn(self) -> str:
         return str(self._dynamodb.describe_table(TableName=self._table)["Table"]["LatestStreamArn"])
 
-    def _shard_records(self, arn: str, shard_id: str) -> list[dict[str, Any]]:
+    def _shard_records(self, arn: str, shard_id: str) -> tuple[list[dict[str, Any]], str | None]:
+        """The shard's new ledger entries after the last record handed over (as the stack's filter passes
+        them), and the sequence number of the last record read."""
         after = self._positions.get(shard_id)
         start = (
             {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after}
@@ -51,17 +59,19 @@ class StreamSettler:
         )
         iterator = self._streams.get_shard_iterator(StreamArn=arn, ShardId=shard_id, **start)["ShardIterator"]
         found: list[dict[str, Any]] = []
+        last = None
         while iterator:
             page = self._streams.get_records(ShardIterator=iterator, Limit=1000)
             records = page.get("Records", [])
             if not records:
                 break
-            found += [{**record, "eventSourceARN": arn} for record in records]
+            found += [{**record, "eventSourceARN": arn} for record in records if _is_new_entry(record)]
+            last = records[-1]["dynamodb"]["SequenceNumber"]
             iterator = page.get("NextShardIterator")
-        return found
+        return found, last
 
     def drain(self) -> int:
-        """Hand every record not handed over yet to the settlement handler; returns how many settled.
+        """Hand every new entry not handed over yet to the settlement handler; returns how many.
 
         A record the handler reports as failed (partial batch response) is read again next time,
         with every record after it, as an event source mapping would.
@@ -73,20 +83,22 @@ class StreamSettler:
             handed = 0
             for shard in self._streams.describe_stream(StreamArn=arn)["StreamDescription"].get("Shards", []):
                 shard_id = shard["ShardId"]
-                records = self._shard_records(arn, shard_id)
-                if not records:
-                    continue
-                with running("settle_entries"):
-                    reply = handler({"Records": records}, LambdaContext(function_name="ddbguard-settle_entries"))
-                failed = {item["itemIdentifier"] for item in reply.get("batchItemFailures", [])}
-                done = records
-                for index, record in enumerate(records):
-                    if record["dynamodb"]["SequenceNumber"] in failed:
-                        done = records[:index]
-                        break
-                if done:
-                    self._positions[shard_id] = done[-1]["dynamodb"]["SequenceNumber"]
-                handed += len(done)
+                records, last = self._shard_records(arn, shard_id)
+                failed: set[str] = set()
+                if records:
+                    with running("settle_entries"):
+                        reply = handler({"Records": records}, LambdaContext(function_name="ddbguard-settle_entries"))
+                    failed = {item["itemIdentifier"] for item in reply.get("batchItemFailures", [])}
+                first_failed = next(
+                    (i for i, record in enumerate(records) if record["dynamodb"]["SequenceNumber"] in failed), None
+                )
+                if first_failed is None:
+                    if last is not None:
+                        self._positions[shard_id] = last
+                    handed += len(records)
+                elif first_failed > 0:  # resume right after the last record that went through
+                    self._positions[shard_id] = records[first_failed - 1]["dynamodb"]["SequenceNumber"]
+                    handed += first_failed
             return handed
 
     def run(self, stop: threading.Event, interval_s: float = 0.2) -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
 
-# New images of new and changed items: the settlement reads ledger entries from them.
-STREAM = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+# Keys of new and changed items (as the stack's stream): the settlement reads new ledger entries by key.
+STREAM = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
 
 
 def ensure_table(client: Any, table_name: str) -> None:

@@ -18,9 +18,9 @@ processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 def settle_record(record: DynamoDBRecord) -> None:
-    image = record.dynamodb.new_image if record.dynamodb else None
-    if image:
-        settle_new_entry(dict(image))
+    key = record.dynamodb.keys if record.dynamodb else None
+    if key:
+        settle_new_entry(dict(key))
 
 
 @logger.inject_lambda_context(clear_state=True)

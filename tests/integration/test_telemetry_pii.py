@@ -130,6 +130,7 @@ def _every_route(call: TracedApi, uid: str) -> list[str]:
     assert call("POST", "/accounts", {"email": f"not an email {ada_email}", "username": "x"}, sub=sub).status == 422
     account = f"/accounts/{ada_id}"
     assert call("GET", account, sub=sub).status == 200
+    assert call("GET", "/accounts?limit=5", sub=sub).status == 200  # the caller's list: emails in the body
     assert call("GET", account, sub=f"admin-{uid}", groups=["admin"]).status == 200
     assert call("GET", account, sub=f"other-{uid}").status == 404
     changed = call("PATCH", account, {"email": new_email, "username": new_name}, sub=sub, if_match=0)

@@ -41,6 +41,5 @@ def test_the_data_model_names_every_item_kind_with_a_diagram():
         "HOLD#",
         "ORDER#",
         "REQ#",
-        "IDEMPOTENCY#",
     ):
         assert prefix in text, prefix

@@ -9,6 +9,7 @@ itself is a plain function `Request -> Reply` that calls the domain once. Parsin
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 from collections.abc import Callable
@@ -29,6 +30,8 @@ from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
 
 Operation = Callable[[Request[Any]], Reply]
+# This invocation's event (see Endpoint._resolve).
+_current_event: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("ddbguard_event")
 # Stripe's name for it: the response is the first attempt's, given again.
 REPLAYED_HEADER = "Idempotent-Replayed"
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -61,6 +64,7 @@ class Endpoint:
         self._operation: Operation | None = None
         self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
         resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
+        self._path_pattern = re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.route.path)) + "/?")
         self.app.route(resolver_path, method=self.route.method)(self._resolve)
         self.idempotency = IdempotentExecution(route.operation, self._execute) if route.idempotency != "none" else None
 
@@ -81,8 +85,19 @@ class Endpoint:
             response["headers"][REPLAYED_HEADER] = "true"
         return response
 
-    def _resolve(self, **path: str) -> Response:
-        event = self.app.current_event.raw_event
+    def _own_path(self, event: dict[str, Any]) -> dict[str, str] | None:
+        """The path parameters of `event` if it is a request for this endpoint's route, else None."""
+        if str(event.get("httpMethod", "")).upper() != self.route.method:
+            return None
+        match = self._path_pattern.fullmatch(str(event.get("path") or ""))
+        return match.groupdict() if match else None
+
+    def _resolve(self, **_matched: str) -> Response:
+        # The event and its path come from this invocation, not from the resolver: Powertools keeps the
+        # current event on a class attribute, shared by every resolver of the process (harmless in Lambda,
+        # one invocation per process; the local server runs invocations on threads).
+        event = _current_event.get()
+        path = self._own_path(event) or {}
         try:
             request = parse_request(self.route, event, path, body_model=self.body_model, query_model=self.query_model)
             if request.identity is not None and self.idempotency is not None:
@@ -94,8 +109,10 @@ class Endpoint:
         return _as_response(result)
 
     def _unexpected(self, error: Exception) -> Response:
-        if isinstance(error, NotFoundError):  # the path did not fit this function's route
-            return _as_response(error_responses.no_route())
+        if isinstance(error, NotFoundError):
+            if self._own_path(_current_event.get()) is not None:
+                return self._resolve()  # the resolver matched a concurrent invocation's event (see _resolve)
+            return _as_response(error_responses.no_route())  # the path did not fit this function's route
         return _as_response(error_responses.unexpected())
 
     def lambda_handler(self) -> LambdaHandler:
@@ -108,9 +125,11 @@ class Endpoint:
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             if idempotency is not None:
                 idempotency.register_lambda_context(context)
+            token = _current_event.set(event)
             try:
                 return app.resolve(event, context)
             finally:
+                _current_event.reset(token)
                 with metrics_lock:
                     if metrics.metric_set:
                         metrics.flush_metrics()

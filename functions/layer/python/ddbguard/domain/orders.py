@@ -66,7 +66,7 @@ def _refusal(order_id: str, item: dict[str, Any] | None, caller_sub: str, expect
     if item.get(VERSION) != expected:
         count(MetricName.VERSION_CONFLICT)
         return VersionConflict(current, expected)
-    return InvalidTransition(str(item.get(STATUS)), target, current=current)
+    return InvalidTransition(str(item.get(STATUS)), target, current=current, subject=f"Order {order_id}")
 
 
 # --- create / read ------------------------------------------------------------------------
@@ -226,5 +226,7 @@ def _pay_once(
             raise _not_found(order_id) from None
         if current.get(STATUS) == order_status.PENDING and current.get(VERSION) != read_version:
             raise _LostRace() from None
-        raise InvalidTransition(str(current.get(STATUS)), order_status.PAID, current=public_order(current)) from None
+        raise InvalidTransition(
+            str(current.get(STATUS)), order_status.PAID, current=public_order(current), subject=f"Order {order_id}"
+        ) from None
     return dict(outcome.result or paid)

@@ -50,9 +50,13 @@ def settle_entry(account_id: str, entry_id: str, request_digest: str | None = No
     return True
 
 
-def settle_new_entry(image: Item) -> bool:
-    """A stream record's new image: settle it if it is a ledger entry that still lacks its value."""
-    sort = str(image.get(SORT_KEY, ""))
-    if not sort.startswith(keys.ENTRY_PREFIX) or AVAILABLE_AFTER in image:
+def settle_new_entry(key: Item) -> bool:
+    """A stream record's keys: settle the item if it is a ledger entry that still lacks its value."""
+    partition, sort = str(key.get(PARTITION_KEY, "")), str(key.get(SORT_KEY, ""))
+    if not sort.startswith(keys.ENTRY_PREFIX) or not partition.startswith(keys.ACCOUNT_PREFIX):
         return False
-    return settle_entry(str(image["accountId"]), str(image["entryId"]), image.get(REQUEST_DIGEST))
+    account_id, entry_id = partition[len(keys.ACCOUNT_PREFIX) :], sort[len(keys.ENTRY_PREFIX) :]
+    entry = reads.get_item(keys.entry_key(account_id, entry_id), attributes=((AVAILABLE_AFTER,), (REQUEST_DIGEST,)))
+    if entry is None or AVAILABLE_AFTER in entry:
+        return False  # gone, or settled already
+    return settle_entry(account_id, entry_id, entry.get(REQUEST_DIGEST))
