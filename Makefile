@@ -152,8 +152,9 @@ lint: install
 audit-locks: install
 	@$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
 
+# Sizes are flags, e.g. make bench BENCH='--latency-n 50 --audit-items 20000' (python -m bench --help).
 bench: install
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH)
 
 # The idempotency fault matrix at full strength: 200 trials per money route and fault.
 soak: install

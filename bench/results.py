@@ -1,0 +1,68 @@
+"""The benchmark's report: machine and versions, then one table per section, as Markdown."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from local.dynamodb_local import find_jar
+
+RESULTS = Path(__file__).with_name("results.md")
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine() -> str:
+    jar = find_jar().parent.name.removeprefix("dynamodb_local_")
+    return (
+        f"{os.cpu_count()} cores ({_cpu_model()}), Python {platform.python_version()}, "
+        f"boto3 {_version('boto3')}, Powertools {_version('aws-lambda-powertools')}, "
+        f"PynamoDB {_version('pynamodb')}, DynamoDB Local {jar} (in memory, same machine), "
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, load average {_load()} "
+        "(the cores are shared: other work on the machine inflates absolute times)"
+    )
+
+
+def _load() -> str:
+    try:
+        return "/".join(f"{value:.1f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    def cell(value: Any) -> str:
+        return f"{value:.2f}" if isinstance(value, float) else str(value).replace("|", "/")
+
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write(text: str) -> Path:
+    RESULTS.write_text(text)
+    return RESULTS
+
+
+def command_line() -> str:
+    return "python -m bench " + " ".join(sys.argv[1:])
