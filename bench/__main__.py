@@ -486,9 +486,9 @@ def _http_section(api, raw, endpoint, settler, args) -> str:
             "## 3c. HTTP throughput through the local server",
             "The local server (`local.server.LocalApiServer`, the one `make run` serves, with the stream settled "
             "in the background) in its own process, clients as threads of the benchmark process, each keeping "
-            "one HTTP/1.1 connection (as boto3 keeps its pool). The server runs one invocation at a time per "
-            "function (one Lambda environment each), so deposits alone are one function's serial throughput; "
-            "the money mix round-robins deposits, withdrawals, holds and transfers over 16 ledgers (4 "
+            "one HTTP/1.1 connection (as boto3 keeps its pool). The server gives each concurrent invocation of "
+            "a function its own execution environment (a copy of the handler module, as Lambda scales out), "
+            "all in one Python process; the money mix round-robins deposits, withdrawals, holds and transfers over 16 ledgers (4 "
             "functions). Raw = one deposit-shaped `TransactWriteItems` (balance ADD + entry put) per request "
             "from a boto3 client at the "
             f"same concurrency. At 16 clients: deposits {at16[3] / at16[2]:.2f}x, mix {at16[4] / at16[2]:.2f}x "
@@ -505,7 +505,7 @@ def _http_note(ratio: float) -> str:
     return (
         f"Missed ({ratio:.2f}x at 16): every request runs in one Python process (one GIL) that parses HTTP, builds "
         "the API Gateway event and runs the handler (Powertools resolver, pydantic, idempotency fingerprint, "
-        "botocore serialisation), one invocation at a time per function, while the raw side is botocore alone; "
+        "botocore serialisation), while the raw side is botocore alone; "
         "on 2 cores shared with DynamoDB Local (Java) and the clients, the server's CPU per request is the limit. "
         "What it would take: serve with several worker processes (e.g. one per function or a pre-forked pool "
         "behind one socket) so handler CPU runs in parallel, and less Python per request in the handlers "
@@ -554,10 +554,9 @@ def _audit_section(api, raw, endpoint, settler, args) -> str:
             f"{accounts} accounts, each a copy of a real sign-up's profile and its {len(locks)} lock items "
             "(BatchWriteItem, raw), in a table of their own; `audit_locks()` in a fresh process, memory from "
             "`/proc/self/status` (VmRSS before, VmHWM after: `resource.getrusage`'s ru_maxrss would carry "
-            "the benchmark's own size into the child across exec). Today the audit lists every lock and "
-            "account item (one filtered Scan) before judging, so memory grows with the table; flat memory "
-            "needs judging page by page (locks checked "
-            "against their owner with BatchGetItem, accounts against their locks), keeping only findings.",
+            "the benchmark's own size into the child across exec). The audit judges one Scan page at a time "
+            "(its locks against their owners, its accounts against their locks, both read with BatchGetItem) "
+            "and keeps only findings, so memory should not grow with the table.",
             table,
         ]
     )
