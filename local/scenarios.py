@@ -15,7 +15,12 @@ def create_account(api: ApiClient, sub: str, tag: str | None = None) -> str:
 
 
 def open_funded_ledger(api: ApiClient, sub: str, amount_cents: int = 0, tag: str | None = None) -> str:
-    account_id = create_account(api, sub, tag)
+    """A new account of `sub`, its ledger opened and (when `amount_cents`) one deposit, all through the API."""
+    return fund_ledger(api, sub, create_account(api, sub, tag), amount_cents)
+
+
+def fund_ledger(api: ApiClient, sub: str, account_id: str, amount_cents: int = 0) -> str:
+    """Open the ledger of an existing account of `sub` and (when `amount_cents`) deposit into it."""
     reply = api.post(f"/accounts/{account_id}/ledger", sub=sub)
     assert reply.status == 201, reply.json
     if amount_cents:

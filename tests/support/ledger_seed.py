@@ -16,6 +16,7 @@ import uuid
 
 from ddbguard.domain.ledger import new_balance_item
 from local.api_client import ApiClient
+from local.scenarios import fund_ledger
 from tests.support.table_reads import attribute_values
 
 SEEDED_AT = "2025-01-01T00:00:00.000Z"
@@ -62,15 +63,4 @@ def seed_balance(
 
 def open_funded_ledger(api: ApiClient, raw_client, sub: str, deposit: int = 0) -> str:
     """A seeded account of `sub` with its ledger opened and (when `deposit`) one deposit, through the handlers."""
-    account_id = seed_account(raw_client, sub)
-    opened = api.post(f"/accounts/{account_id}/ledger", sub=sub)
-    assert opened.status == 201, opened.json
-    if deposit:
-        funded = api.post(
-            f"/accounts/{account_id}/ledger/deposits",
-            {"amountCents": deposit},
-            sub=sub,
-            idempotency_key=f"seed-{uuid.uuid4()}",
-        )
-        assert funded.status == 201, funded.json
-    return account_id
+    return fund_ledger(api, sub, seed_account(raw_client, sub), deposit)
