@@ -108,7 +108,7 @@ def main() -> None:
         [
             "# ddbguard benchmarks (`make bench`)",
             f"One run, {results.machine()}. Command: `{results.command_line()}`; took {elapsed / 60:.1f} min. "
-            "Absolute times are this machine's; ratios and call counts are the portable figures.",
+            "Absolute times are the benchmark machine's; ratios and call counts are the portable figures.",
             *sections,
         ]
     )
@@ -279,7 +279,7 @@ def _ratio_section(api, ddb, raw, settler, settle_client, args) -> str:
             "timeout config) on a copy of the table that went through the same writes, so outcomes match. "
             "Interleaved, each side after 10 ms idle, 5 warm-up pairs dropped, the stream settled every 10 "
             "invocations on both tables. A ratio below 1 means the handler's Python costs less than the noise "
-            "of one DynamoDB Local call on this machine.",
+            "of one DynamoDB Local call on the benchmark machine.",
             body,
             _ratio_notes(rows),
         ]
