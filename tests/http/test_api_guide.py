@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-
-import pytest
 
 from local.paths import ROOT
 from local.tokens import make_token
@@ -19,7 +16,6 @@ def _walkthrough() -> str:
     return re.search(r"```sh\n(.*?)```", section, flags=re.DOTALL).group(1)
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="the walk-through is curl")
 def test_walkthrough_runs_and_shows_each_guard(local_server):
     env = {**os.environ, "API": local_server, "ALICE": make_token("guide-alice"), "BOB": make_token("guide-bob")}
     result = subprocess.run(

@@ -36,7 +36,7 @@ def _chromium() -> str:
         )
         found = shutil.which("chromium")
     if found is None:
-        pytest.skip("Debian's chromium is not installed and cannot be installed here (make chromium)")
+        pytest.fail("Debian's chromium is not installed and could not be installed (run `make chromium`)")
     return found
 
 

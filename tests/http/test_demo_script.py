@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-
-import pytest
 
 from local.paths import ROOT
 from local.tokens import make_token
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="demo.sh needs curl")
 def test_demo_script_walks_through_every_route(demo_service):
     completed = subprocess.run(
         ["bash", str(ROOT / "demo.sh"), demo_service.url, make_token("demo-script")],
