@@ -42,11 +42,15 @@ class StreamSettler:
         self._streams = streams_client(endpoint)
         self._table = table
         self._dynamodb = dynamodb_client
+        self._arn: str | None = None
         self._positions: dict[str, str] = {}  # shard id -> last sequence number handed over
         self._lock = threading.Lock()
 
     def _stream_arn(self) -> str:
-        return str(self._dynamodb.describe_table(TableName=self._table)["Table"]["LatestStreamArn"])
+        # The table's stream does not change while we follow it: ask once, not on every drain.
+        if self._arn is None:
+            self._arn = str(self._dynamodb.describe_table(TableName=self._table)["Table"]["LatestStreamArn"])
+        return self._arn
 
     def _shard_records(self, arn: str, shard_id: str) -> tuple[list[dict[str, Any]], str | None]:
         """The shard's new ledger entries after the last record handed over (as the stack's filter passes
