@@ -96,7 +96,7 @@ RESOURCE_ROUTES = [route for route in routes.ROUTES if route.path_parameters or 
 def test_every_route_answers_b_on_a_resource_as_on_a_free_id_and_changes_nothing(api, raw_client, world, uid):
     real = {name: world[name] for name in ("accountId", "holdId", "orderId")}
     free = {"accountId": f"free-acct-{uid}", "holdId": f"free-hold-{uid}", "orderId": f"vacant-{uid}-o"}
-    needles = [uid, keys.order_owner_tag(world["a"])]
+    needles = [uid, keys.owner_tag("order", world["a"])]
     before = _items_of(raw_client, needles)
 
     answers = {}
@@ -121,7 +121,7 @@ def test_every_route_answers_b_on_a_resource_as_on_a_free_id_and_changes_nothing
 
 def test_a_client_chosen_order_id_taken_by_someone_else_is_free_to_you(api, raw_client, world, uid):
     taken, unused = world["orderId"], f"never-used-{uid}"
-    a_items = _items_of(raw_client, [keys.order_owner_tag(world["a"])])
+    a_items = _items_of(raw_client, [keys.owner_tag("order", world["a"])])
 
     for order_id in (taken, unused):
         body = {"accountId": world["bAccountId"], "items": LINES, "orderId": order_id}
@@ -133,7 +133,7 @@ def test_a_client_chosen_order_id_taken_by_someone_else_is_free_to_you(api, raw_
         assert (again.status, again.code) == (409, "already_exists")
 
     # A's order is A's, untouched.
-    assert _items_of(raw_client, [keys.order_owner_tag(world["a"])]) == a_items
+    assert _items_of(raw_client, [keys.owner_tag("order", world["a"])]) == a_items
     mine = api.get(f"/orders/{taken}", sub=world["a"])
     assert (mine.status, mine.json["accountId"]) == (200, world["accountId"])
 

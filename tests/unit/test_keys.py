@@ -23,9 +23,18 @@ def test_ledger_balance_and_entries_share_the_account_partition():
 
 def test_order():
     # Per owner (docs/decisions.md): ORDER#<owner tag>#<orderId>, the tag a fixed-length digest of the sub.
+    import hashlib
+
     key = keys.order_key("alice", "o1")
-    assert key == {"PK": f"ORDER#{keys.order_owner_tag('alice')}#o1", "SK": "ORDER"}
-    assert len(keys.order_owner_tag("alice")) == 32 and keys.order_owner_tag("bob") != keys.order_owner_tag("alice")
+    # The stored format, pinned: the tag is the same digest orders always had.
+    tag = hashlib.sha256(b"order-owner\x1falice").hexdigest()[:32]
+    assert (
+        key
+        == {"PK": f"ORDER#{tag}#o1", "SK": "ORDER"}
+        == {"PK": f"ORDER#{keys.owner_tag('order', 'alice')}#o1", "SK": "ORDER"}
+    )
+    assert len(keys.owner_tag("order", "alice")) == 32
+    assert keys.owner_tag("order", "bob") != keys.owner_tag("order", "alice") != keys.owner_tag("product", "alice")
 
 
 def test_holds_live_in_the_account_partition_under_their_prefix():

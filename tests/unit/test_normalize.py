@@ -7,8 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ddbguard.domain.normalize import (
+    EMAIL,
     EMAIL_MAX_BYTES,
+    HANDLE,
     clean_display_name,
+    code_problem,
     email_problem,
     normalised_unique_fields,
     unique_form,
@@ -104,8 +107,12 @@ def test_username_length_counts_after_trimming():
     assert username_problem(unique_form("  abc  ")) is None
 
 
+ACCOUNT_KINDS = {"email": EMAIL, "username": HANDLE}
+
+
 def test_normalised_unique_fields_returns_normal_forms():
-    assert normalised_unique_fields({"email": " Ada@X.io", "username": "\uff21\uff24\uff21", "other": None}) == {
+    values = {"email": " Ada@X.io", "username": "\uff21\uff24\uff21", "other": None}
+    assert normalised_unique_fields({**ACCOUNT_KINDS, "other": EMAIL}, values) == {
         "email": "ada@x.io",
         "username": "ada",
     }
@@ -113,12 +120,23 @@ def test_normalised_unique_fields_returns_normal_forms():
 
 def test_normalised_unique_fields_lists_every_invalid_field():
     with pytest.raises(InvalidInput) as raised:
-        normalised_unique_fields({"email": "nope", "username": "!"})
+        normalised_unique_fields(ACCOUNT_KINDS, {"email": "nope", "username": "!"})
     assert sorted(e.field for e in raised.value.errors) == ["email", "username"]
 
 
 def test_fields_not_sent_are_skipped():
-    assert normalised_unique_fields({"email": None, "username": "ada"}) == {"username": "ada"}
+    assert normalised_unique_fields(ACCOUNT_KINDS, {"email": None, "username": "ada"}) == {"username": "ada"}
+
+
+def test_a_field_of_no_declared_kind_is_an_error_not_unchecked():
+    with pytest.raises(ValueError):
+        normalised_unique_fields(ACCOUNT_KINDS, {"sku": "X-1"})
+
+
+def test_a_code_is_compared_case_insensitively_and_names_its_field():
+    assert unique_form(" SKU-42 ") == "sku-42" and code_problem("sku-42", "sku") is None
+    problem = code_problem("sku 42", "sku")
+    assert problem is not None and problem.field == "sku"
 
 
 def test_display_name_is_trimmed_not_folded():

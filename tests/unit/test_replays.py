@@ -80,6 +80,11 @@ def test_a_marker_lives_under_the_request_digest():
     )
 
 
-def test_without_a_key_no_marker_is_added():
-    actions = [{"Put": {}}]
-    assert replays.with_marker(actions, None, {"x": 1}) is actions
+def test_without_a_key_no_marker_is_added(monkeypatch):
+    monkeypatch.setenv("TABLE_NAME", "ddbguard")
+    from ddbguard.store.plan import TransactionPlan
+
+    plan = TransactionPlan().add("item", {"Put": {}})
+    assert replays.led_by_marker(plan, None, {"x": 1}) is plan
+    led = replays.led_by_marker(plan, ME, {"x": 1})
+    assert led.names == (replays.MARKER, "item") and led.actions[0]["Put"]["Item"]["PK"] == {"S": f"REQ#{ME.digest}"}

@@ -19,7 +19,7 @@ from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
-from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
+from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Key
 
 _INDEX_SORT = re.compile(r"ACCT#\d{4}-\d{2}-\d{2}T[0-9:.]+Z#[A-Za-z0-9_-]{1,64}")
@@ -43,7 +43,10 @@ def _start_key(cursor: str, owner_sub: str) -> Key:
 def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None) -> dict[str, Any]:
     """`{"accounts": [...], "nextCursor"}`: the caller's accounts, newest first."""
     start_key = _start_key(cursor, owner_sub) if cursor is not None else None
-    index_range = KeyCondition(PARTITION_KEY).eq(keys.owner_index_partition(owner_sub))
+    # Only the accounts' entries: other kinds may list their items under the same owner.
+    index_range = KeyCondition(PARTITION_KEY).eq(keys.owner_index_partition(owner_sub)) & KeyCondition(
+        SORT_KEY
+    ).begins_with(keys.ACCOUNT_PREFIX)
     index_items, last_key = reads.query_page(index_range, limit=limit, start_key=start_key, newest_first=True)
     account_ids = [item["accountId"] for item in index_items]
     found = reads.get_items([keys.account_key(account_id) for account_id in account_ids]) if account_ids else []

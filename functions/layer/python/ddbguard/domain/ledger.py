@@ -19,10 +19,9 @@ from ddbguard.guards.ownership import owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PENDING, UPDATED_AT
 from ddbguard.store.shapes import Item
-
-_ACCOUNT_CHECK, _BALANCE_CREATE = 0, 1
 
 
 def ledger_location(account_id: str) -> str:
@@ -52,16 +51,17 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
     item = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
-    actions = [
-        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
-        versioning.create_action(item),
-    ]
+    plan = (
+        TransactionPlan()
+        .add("account", writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)))
+        .add("balance", versioning.create_action(item))
+    )
     try:
-        _, reply = replays.transact_once(actions, identity, public_balance(versioning.as_created(item)))
-    except writes.TransactionCancelled as cancelled:
-        if cancelled.failed(_ACCOUNT_CHECK):
+        _, reply = replays.commit_once(plan, identity, public_balance(versioning.as_created(item)))
+    except PlanCancelled as cancelled:
+        if cancelled.failed("account"):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
-        if cancelled.failed(_BALANCE_CREATE):
+        if cancelled.failed("balance"):
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
     return dict(reply)

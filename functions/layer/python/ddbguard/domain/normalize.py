@@ -14,9 +14,12 @@ username normalises to ASCII and passes, and a byte limit counts the bytes of th
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Mapping
 
 from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.guards.entity import UniqueKind, normalised_values
 from ddbguard.limits import (
     DISPLAY_NAME_MAX_BYTES,
     DISPLAY_NAME_MAX_CHARS,
@@ -35,10 +38,10 @@ def unique_form(value: str) -> str:
     return folded.strip()
 
 
-def email_problem(normalised: str) -> FieldError | None:
+def email_problem(normalised: str, field: str = "email") -> FieldError | None:
     """Why a normalised email is unacceptable, or None. Shape only: one @, both parts, no spaces."""
     if utf8_length(normalised) > EMAIL_MAX_BYTES:
-        return FieldError("email", "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
+        return FieldError(field, "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
     local, at, domain = normalised.partition("@")
     if (
         not at
@@ -48,44 +51,41 @@ def email_problem(normalised: str) -> FieldError | None:
         or any(ch.isspace() for ch in normalised)
         or has_forbidden_characters(normalised)
     ):
-        return FieldError("email", "invalid_format", "An email needs exactly one @, text on both sides and no spaces.")
+        return FieldError(field, "invalid_format", "An email needs exactly one @, text on both sides and no spaces.")
     return None
 
 
-def username_problem(normalised: str) -> FieldError | None:
-    """Why a normalised username is unacceptable, or None."""
+def username_problem(normalised: str, field: str = "username") -> FieldError | None:
+    """Why a normalised handle (a username) is unacceptable, or None."""
     if not USERNAME_PATTERN.fullmatch(normalised):
         return FieldError(
-            "username",
+            field,
             "invalid_format",
-            f"A username is {USERNAME_MIN_CHARS} to {USERNAME_MAX_CHARS} of A-Z, a-z, 0-9, '_', '.', '-'"
+            f"A {field} is {USERNAME_MIN_CHARS} to {USERNAME_MAX_CHARS} of A-Z, a-z, 0-9, '_', '.', '-'"
             " once normalised.",
         )
     return None
 
 
-_RULES = {"email": email_problem, "username": username_problem}
+_CODE_PATTERN = re.compile(r"[a-z0-9_.-]{1,64}")
 
 
-def normalised_unique_fields(values: dict[str, str | None]) -> dict[str, str]:
-    """Normalise and check every given unique field (`email`, `username`; None means not sent).
+def code_problem(normalised: str, field: str) -> FieldError | None:
+    """Why a normalised code (a SKU, a coupon: compared case-insensitively) is unacceptable, or None."""
+    if not _CODE_PATTERN.fullmatch(normalised):
+        return FieldError(field, "invalid_format", f"A {field} is 1 to 64 of A-Z, 0-9, '_', '.', '-'.")
+    return None
 
-    Returns the normalised values; raises InvalidInput (422) listing every invalid field at once.
-    """
-    normalised: dict[str, str] = {}
-    problems: list[FieldError] = []
-    for field, raw in values.items():
-        if raw is None:
-            continue
-        value = unique_form(raw)
-        problem = _RULES[field](value)
-        if problem is None:
-            normalised[field] = value
-        else:
-            problems.append(problem)
-    if problems:
-        raise InvalidInput("Some values are not acceptable.", problems)
-    return normalised
+
+# The kinds of unique value an entity may declare (`ddbguard.guards.entity.Unique`); add one here.
+EMAIL = UniqueKind("email", unique_form, lambda field, value: email_problem(value, field))
+HANDLE = UniqueKind("handle", unique_form, lambda field, value: username_problem(value, field))
+CODE = UniqueKind("code", unique_form, code_problem)
+
+
+def normalised_unique_fields(kinds: Mapping[str, UniqueKind], values: Mapping[str, str | None]) -> dict[str, str]:
+    """Normalise and check every given unique field by its kind (None means not sent); 422 lists every bad one."""
+    return normalised_values(kinds, values)
 
 
 def clean_display_name(raw: str) -> str:

@@ -17,7 +17,7 @@ Decisions:
 - Payment writes a ledger entry of type `withdrawal` (the contract's entry types have no
   "payment") whose `orderId` names the order.
 - Payment replay: the transaction is attempted whatever status was read, so a retry of a
-  payment that already succeeded hits its own request marker first (position 0) and answers
+  payment that already succeeded hits its own request marker first and answers
   the stored first result; the order guard can never apply it twice. If the order is gone
   altogether there is no transaction to attempt, so the marker is read directly.
 """
@@ -30,24 +30,17 @@ from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain import order_status
 from ddbguard.domain.projections import public_order
-from ddbguard.errors import (
-    AlreadyExists,
-    DomainError,
-    FieldError,
-    InvalidInput,
-    InvalidTransition,
-    NotFound,
-    VersionConflict,
-)
+from ddbguard.entities.orders import ORDER
+from ddbguard.errors import DomainError, FieldError, InvalidInput, InvalidTransition, NotFound
+from ddbguard.guards import entity_operations as operations
 from ddbguard.guards import money, replays, versioning
-from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
+from ddbguard.guards.ownership import is_visible, owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.retry import reread_and_retry
 from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
-from ddbguard.observability import MetricName, count
-from ddbguard.store import keys, reads, writes
-from ddbguard.store.ids import new_id, now_iso
-from ddbguard.store.schema import CREATED_AT, KIND, OWNER_SUB, STATUS, UPDATED_AT, VERSION
+from ddbguard.store import keys, writes
+from ddbguard.store.ids import now_iso
+from ddbguard.store.schema import OWNER_SUB, STATUS, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
@@ -55,18 +48,18 @@ DELETED = "DELETED"  # the "status" a delete asks for, in refusals only
 
 
 def _not_found(order_id: str) -> NotFound:
-    return NotFound("order_not_found", f"No order {order_id}.")
+    return operations.not_found(ORDER, order_id)
 
 
-def _refusal(order_id: str, item: dict[str, Any] | None, caller_sub: str, expected: int, target: str) -> DomainError:
-    """Why a guarded order write failed, from the item the failed write returned."""
-    if item is None or not is_visible(item, caller_sub):
-        return _not_found(order_id)  # not yours answers exactly like absent
-    current = public_order(item)
-    if item.get(VERSION) != expected:
-        count(MetricName.VERSION_CONFLICT)
-        return VersionConflict(current, expected)
-    return InvalidTransition(str(item.get(STATUS)), target, current=current, subject=f"Order {order_id}")
+def _transition_refusal(order_id: str, expected: int, target: str) -> operations.Explain:
+    """A refused write of a visible order at the right version: the status forbids the move."""
+
+    def explain(item: Item) -> DomainError | None:
+        if item.get(VERSION) != expected:
+            return None  # stale: 412 with the current order
+        return InvalidTransition(str(item.get(STATUS)), target, current=public_order(item), subject=f"Order {order_id}")
+
+    return explain
 
 
 # --- create / read ------------------------------------------------------------------------
@@ -88,39 +81,21 @@ def create(
             f"The order total {total} is over {MAX_ORDER_TOTAL_CENTS} cents.",
             [FieldError("items", "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
         )
-    if order_id is None:
-        order_id = identity.derived_id("order") if identity is not None else new_id()
-    now = now_iso()
-    item: dict[str, Any] = {
-        **keys.order_key(caller_sub, order_id),
-        KIND: "order",
-        "orderId": order_id,
+    values = {
         "accountId": account_id,
-        OWNER_SUB: caller_sub,
         STATUS: order_status.PENDING,
         "items": [dict(line) for line in items],
         "totalCents": total,
-        CREATED_AT: now,
-        UPDATED_AT: now,
-        **replays.request_stamp(identity),
     }
-    actions = [
-        writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)),
-        versioning.create_action(item),
-    ]
-    try:
-        _, reply = replays.transact_once(actions, identity, public_order(versioning.as_created(item)))
-    except writes.TransactionCancelled as cancelled:
-        if cancelled.failed(0):
-            raise NotFound("account_not_found", f"No account {account_id}.", field="accountId") from None
-        raise AlreadyExists(f"Order {order_id} already exists.") from None
-    return dict(reply)
+    account_is_callers = writes.condition_check(keys.account_key(account_id), owned_by(caller_sub))
+    no_account = NotFound("account_not_found", f"No account {account_id}.", field="accountId")
+    checks: operations.Checks = {"account": (account_is_callers, lambda _: no_account)}
+    return operations.create(ORDER, caller_sub, values, item_id=order_id, identity=identity, checks=checks)
 
 
 def get(order_id: str, caller_sub: str) -> dict[str, Any]:
     """The caller's order; admins too read only their own (their reach is accounts, docs/api.md)."""
-    item = reads.get_item(keys.order_key(caller_sub, order_id))
-    return public_order(visible_or_refuse(item, caller_sub, lambda: _not_found(order_id)))
+    return operations.get(ORDER, order_id, caller_sub)
 
 
 # --- versioned status change and delete ---------------------------------------------------
@@ -131,41 +106,35 @@ def update_status(
 ) -> dict[str, Any]:
     """Move the order to `target` if it is the caller's, at `expected`, and the move is allowed:
     one UpdateItem whose condition says all three (with an Idempotency-Key, stamped with the request)."""
-    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.patch_guard(target)
-    try:
-        item = versioning.update_item(
-            keys.order_key(caller_sub, order_id),
-            expected,
-            set_values={STATUS: target, UPDATED_AT: now_iso(), **replays.update_stamp(identity)},
-            condition=guard,
-        )
-    except writes.ConditionFailed as failed:
-        if replays.is_own_update(failed.item, identity, expected):
-            return public_order(failed.item or {})
-        if target in order_status.PAYMENT_ONLY and failed.item is not None and is_visible(failed.item, caller_sub):
+    transition = _transition_refusal(order_id, expected, target)
+
+    def explain(item: Item) -> DomainError | None:
+        if target in order_status.PAYMENT_ONLY:
             # Never by PATCH, at any version: say so rather than 412, which would invite a retry.
-            refusal = InvalidTransition(str(failed.item.get(STATUS)), target, current=public_order(failed.item))
+            refusal = InvalidTransition(str(item.get(STATUS)), target, current=public_order(item))
             refusal.detail = f"An order becomes {target} only through POST /orders/{order_id}/pay."
-            raise refusal from None
-        raise _refusal(order_id, failed.item, caller_sub, expected, target) from None
-    return public_order(item)
+            return refusal
+        return transition(item)
+
+    values = {STATUS: target}
+    condition = order_status.patch_guard(target)
+    return operations.update(
+        ORDER, order_id, caller_sub, expected, values, identity=identity, condition=condition, explain=explain
+    )
 
 
 def delete(order_id: str, caller_sub: str, expected: int, identity: RequestIdentity | None = None) -> None:
     """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED: one DeleteItem, or with
     an Idempotency-Key one transaction with the request marker (a retry answers 204 again, not 404)."""
-    guard = Attr(OWNER_SUB).eq(caller_sub) & order_status.status_in(order_status.DELETABLE)
-    key = keys.order_key(caller_sub, order_id)
-    if identity is None:
-        try:
-            versioning.delete_item(key, expected, condition=guard)
-        except writes.ConditionFailed as failed:
-            raise _refusal(order_id, failed.item, caller_sub, expected, DELETED) from None
-        return
-    try:
-        replays.transact_once([versioning.delete_action(key, expected, condition=guard)], identity, None)
-    except writes.TransactionCancelled as cancelled:
-        raise _refusal(order_id, cancelled.item(0), caller_sub, expected, DELETED) from None
+    operations.delete(
+        ORDER,
+        order_id,
+        caller_sub,
+        expected,
+        identity=identity,
+        condition=order_status.status_in(order_status.DELETABLE),
+        explain=_transition_refusal(order_id, expected, DELETED),
+    )
 
 
 # --- payment ------------------------------------------------------------------------------
@@ -209,7 +178,7 @@ def _pay_once(
         require_funds=True,
         details={"orderId": order_id},
     )
-    # Attempted whatever status was read: the marker (position 0) must get its say first.
+    # Attempted whatever status was read: the marker must get its say first.
     order_becomes_paid = versioning.update_action(
         keys.order_key(caller_sub, order_id),
         read_version,

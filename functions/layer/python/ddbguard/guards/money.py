@@ -28,6 +28,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso, time_sortable_id
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
     AMOUNT,
     AVAILABLE,
@@ -149,28 +150,25 @@ def move_money(
     now = now_iso()
     entries = [_entry(change, time_sortable_id(), now) for change in changes]
     marker = replays.marker_put(request, result, expires=False, entries=entries, after={})
-    actions = [marker]
-    actions += [_balance_update(c, e["entryId"], now) for c, e in zip(changes, entries, strict=True)]
-    actions += [
-        writes.put(
-            {**keys.entry_key(e["accountId"], e["entryId"]), **e, REQUEST_DIGEST: request.digest},
-            Attr(PARTITION_KEY).not_exists(),
-        )
-        for e in entries
-    ]
-    extra_offset = len(actions)
-    actions += extra_actions
+    plan = TransactionPlan().add(replays.MARKER, marker)
+    for index, (change, entry) in enumerate(zip(changes, entries, strict=True)):
+        plan = plan.add(f"balance:{index}", _balance_update(change, entry["entryId"], now))
+    for index, entry in enumerate(entries):
+        stored_entry = {**keys.entry_key(entry["accountId"], entry["entryId"]), **entry, REQUEST_DIGEST: request.digest}
+        plan = plan.add(f"entry:{index}", writes.put(stored_entry, Attr(PARTITION_KEY).not_exists()))
+    for index, action in enumerate(extra_actions):
+        plan = plan.add(f"extra:{index}", action)
     try:
-        writes.transact_write(actions)
-    except writes.TransactionCancelled as cancelled:
-        if cancelled.failed(replays.MARKER_POSITION):
-            return replay(cancelled.item(replays.MARKER_POSITION), request, with_entries=with_entries)
+        plan.commit()
+    except PlanCancelled as cancelled:
+        if cancelled.failed(replays.MARKER):
+            return replay(cancelled.item(replays.MARKER), request, with_entries=with_entries)
         for index in range(len(extra_actions)):
-            if cancelled.failed(extra_offset + index):
-                raise ExtraGuardFailed(index, cancelled.item(extra_offset + index)) from None
+            if cancelled.failed(f"extra:{index}"):
+                raise ExtraGuardFailed(index, cancelled.item(f"extra:{index}")) from None
         for index, change in enumerate(changes):
-            if cancelled.failed(1 + index):
-                raise explain_refusal(change, cancelled.item(1 + index)) from None
+            if cancelled.failed(f"balance:{index}"):
+                raise explain_refusal(change, cancelled.item(f"balance:{index}")) from None
         raise
     if not with_entries:
         return MovementResult(entries, replayed=False, result=result)

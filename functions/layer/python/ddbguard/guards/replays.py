@@ -1,7 +1,7 @@
 """Request markers: the idempotency record of a write is written by the write itself.
 
 A write that carries an Idempotency-Key puts a marker item (`REQ#<digest>` / `MARKER`, the digest
-of caller + route + key) with `attribute_not_exists` in its own TransactWriteItems, at position 0.
+of caller + route + key) with `attribute_not_exists` in its own TransactWriteItems (plan slot MARKER).
 The marker holds the request's fingerprint and the response to give again. A retry of the same
 request (a lost response, a client retry, a concurrent twin) fails at the marker, and the failed
 write's ALL_OLD item is the first response: no read before the write, no separate record round
@@ -24,6 +24,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
     CREATED_AT,
     CREATED_BY_REQUEST,
@@ -37,7 +38,7 @@ from ddbguard.store.schema import (
 )
 from ddbguard.store.shapes import Action, Item, Key
 
-MARKER_POSITION = 0
+MARKER = "request marker"  # the marker's slot in a TransactionPlan
 RESPONSE = "response"
 # How long an Idempotency-Key is remembered for writes that do not move money (the IETF draft leaves it
 # to the server; 24 h as Stripe).
@@ -78,27 +79,23 @@ def marker_item(identity: RequestIdentity, response: Any, *, expires: bool = Tru
 
 
 def marker_put(identity: RequestIdentity, response: Any, *, expires: bool = True, **details: Any) -> Action:
-    """The marker as the write's first action: it exists only if the write committed."""
+    """The marker as one of the write's actions: it exists only if the write committed."""
     return writes.put(marker_item(identity, response, expires=expires, **details), Attr(PARTITION_KEY).not_exists())
 
 
-def with_marker(actions: list[Action], identity: RequestIdentity | None, response: Any) -> list[Action]:
-    """`actions` preceded by the request's marker when it has an Idempotency-Key (positions shift by one)."""
-    return actions if identity is None else [marker_put(identity, response), *actions]
+def led_by_marker(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> TransactionPlan:
+    """`plan` led by the request's marker (slot MARKER) when it has an Idempotency-Key."""
+    return plan if identity is None else plan.prepend(MARKER, marker_put(identity, response))
 
 
-def transact_once(actions: list[Action], identity: RequestIdentity | None, response: Any) -> tuple[bool, Any]:
-    """Run `actions` led by the request's marker: (False, `response`) once committed, (True, the first
-    response) when this request already wrote. Any other refusal raises TransactionCancelled with the
-    positions of `actions` (the marker's own reason taken out)."""
+def commit_once(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> tuple[bool, Any]:
+    """Commit `plan` led by the request's marker (slot MARKER): (False, `response`) once committed, (True, the
+    first response) when this request already wrote. Any other refusal raises PlanCancelled."""
     try:
-        writes.transact_write(with_marker(actions, identity, response))
-    except writes.TransactionCancelled as cancelled:
-        replay, first = replayed(cancelled, identity)
-        if replay:
-            return True, first
-        if identity is not None:
-            raise writes.TransactionCancelled(cancelled.reasons[MARKER_POSITION + 1 :]) from None
+        led_by_marker(plan, identity, response).commit()
+    except PlanCancelled as cancelled:
+        if identity is not None and cancelled.failed(MARKER):
+            return True, first_response(cancelled.item(MARKER), identity)
         raise
     return False, response
 
@@ -109,13 +106,6 @@ def first_response(marker: Item | None, identity: RequestIdentity) -> Any:
         raise IdempotencyKeyReused()
     _replay()
     return marker.get(RESPONSE)
-
-
-def replayed(cancelled: writes.TransactionCancelled, identity: RequestIdentity | None) -> tuple[bool, Any]:
-    """(True, the first response) when a transaction led by `with_marker` failed at its marker."""
-    if identity is None or not cancelled.failed(MARKER_POSITION):
-        return False, None
-    return True, first_response(cancelled.item(MARKER_POSITION), identity)
 
 
 def read_with_marker(key: Key, identity: RequestIdentity) -> tuple[Item | None, Item | None]:

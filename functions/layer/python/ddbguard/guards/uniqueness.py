@@ -5,10 +5,10 @@ item (`UNIQ#<KIND>#<normalised value>`, SK `LOCK`) that records its `owner` (the
 partition key, e.g. `ACCT#<id>`). Reserving puts the lock with `attribute_not_exists`; releasing
 deletes it only while it is still the owner's. The actions go into the same TransactWriteItems as
 the owner's own write, so the engine's key collision is the constraint and no read before the
-write decides anything. Which values were taken is read from the cancellation reasons by
-position: every taken field is reported, not only the first.
+write decides anything. Which values were taken is read from the cancellation reasons by the
+lock's slot in the transaction plan: every taken field is reported, not only the first.
 
-Not account-specific: any entity with protected values uses the same four functions.
+Not account-specific: any declared entity (`ddbguard.guards.entity`) uses the same functions.
 """
 
 from __future__ import annotations
@@ -18,10 +18,13 @@ from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Attr
 
+from ddbguard.guards.entity import Entity
 from ddbguard.store import keys, writes
+from ddbguard.store.plan import PlanCancelled
 from ddbguard.store.schema import KIND, LOCK_OWNER, PARTITION_KEY
 from ddbguard.store.shapes import Action, Item, Key
-from ddbguard.store.writes import TransactionCancelled
+
+RELEASES = "lock releases"  # the plan slot of the locks a change gives up
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,20 @@ class ProtectedValue:
     @property
     def key(self) -> Key:
         return keys.lock_key(self.kind, self.value)
+
+
+def lock_slot(field: str) -> str:
+    """The plan slot of the lock a write reserves for `field`."""
+    return f"lock:{field}"
+
+
+def protected_values(entity: Entity, values: Item) -> list[ProtectedValue]:
+    """The entity's unique values found in `values` (a body or a stored item), in declaration order."""
+    return [
+        ProtectedValue(unique.field, unique.lock_kind, values[unique.field])
+        for unique in entity.unique
+        if isinstance(values.get(unique.field), str)
+    ]
 
 
 def lock_item(owner: str, protected: ProtectedValue) -> Item:
@@ -68,6 +85,6 @@ def swap_unique_value(owner: str, old: ProtectedValue, new: ProtectedValue) -> t
     return reserve_unique_values(owner, [new]), release_unique_values(owner, [old])
 
 
-def taken_fields(cancelled: TransactionCancelled, reserved_at: dict[int, ProtectedValue]) -> list[str]:
-    """Every field whose lock put (at the given transaction positions) failed: held by another owner."""
-    return [value.field for position, value in sorted(reserved_at.items()) if cancelled.failed(position)]
+def taken_fields(cancelled: PlanCancelled, reserved: Sequence[ProtectedValue]) -> list[str]:
+    """Every field whose lock put (slot `lock_slot(field)`) failed: held by another owner."""
+    return [value.field for value in reserved if cancelled.failed(lock_slot(value.field))]

@@ -17,22 +17,43 @@ LOCK_PREFIX = "UNIQ#"
 REQUEST_PREFIX = "REQ#"
 OWNER_INDEX_PREFIX = "OWNERS#"
 LOCK_SORT = "LOCK"
+ACCOUNT_SORT = "PROFILE"
+ORDER_SORT = "ORDER"
 
 
 def _key(partition: str, sort: str) -> Key:
     return Key(PK=partition, SK=sort)
 
 
+def owner_tag(scope: str, owner_sub: str) -> str:
+    """The owner's part of an owner-scoped key: a fixed-length digest of the owner within `scope` (the item
+    kind), so no `sub` shape can reach or break a key, and one owner's tags differ across kinds."""
+    return hashlib.sha256(f"{scope}-owner\x1f{owner_sub}".encode()).hexdigest()[:32]
+
+
+def entity_partition(prefix: str, item_id: str, owner_scope: str | None = None, owner_sub: str | None = None) -> str:
+    """`<prefix><id>`, or for ids scoped to their owner `<prefix><owner tag>#<id>`."""
+    if owner_scope is None:
+        return f"{prefix}{item_id}"
+    if owner_sub is None:
+        raise ValueError("an owner-scoped key needs its owner")
+    return f"{prefix}{owner_tag(owner_scope, owner_sub)}#{item_id}"
+
+
+def entity_key(partition: str, sort: str) -> Key:
+    return _key(partition, sort)
+
+
 def account_partition(account_id: str) -> str:
-    return f"{ACCOUNT_PREFIX}{account_id}"
+    return entity_partition(ACCOUNT_PREFIX, account_id)
 
 
 def account_key(account_id: str) -> Key:
-    return _key(account_partition(account_id), "PROFILE")
+    return _key(account_partition(account_id), ACCOUNT_SORT)
 
 
 def lock_key(kind: str, normalised_value: str) -> Key:
-    """kind is EMAIL or HANDLE; the value is already normalised."""
+    """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised."""
     return _key(f"{LOCK_PREFIX}{kind}#{normalised_value}", LOCK_SORT)
 
 
@@ -48,15 +69,10 @@ def hold_key(account_id: str, hold_id: str) -> Key:
     return _key(account_partition(account_id), f"{HOLD_PREFIX}{hold_id}")
 
 
-def order_owner_tag(owner_sub: str) -> str:
-    """The owner's part of an order key: a fixed-length digest, so no `sub` shape can reach or break a key."""
-    return hashlib.sha256(f"order-owner\x1f{owner_sub}".encode()).hexdigest()[:32]
-
-
 def order_key(owner_sub: str, order_id: str) -> Key:
     """`ORDER#<owner tag>#<orderId>`: order ids are per owner, so another caller's id is as free to you as an
     unused one (docs/decisions.md, "Order ids are per owner")."""
-    return _key(f"{ORDER_PREFIX}{order_owner_tag(owner_sub)}#{order_id}", "ORDER")
+    return _key(entity_partition(ORDER_PREFIX, order_id, "order", owner_sub), ORDER_SORT)
 
 
 def request_marker_key(request_digest: str) -> Key:
@@ -68,6 +84,6 @@ def owner_index_partition(owner_sub: str) -> str:
     return f"{OWNER_INDEX_PREFIX}{owner_sub}"
 
 
-def owner_index_key(owner_sub: str, created_at: str, account_id: str) -> Key:
-    """One account in its owner's list: sorts by creation time (ISO 8601 UTC), then id."""
-    return _key(owner_index_partition(owner_sub), f"{ACCOUNT_PREFIX}{created_at}#{account_id}")
+def owner_index_key(owner_sub: str, created_at: str, item_id: str, prefix: str = ACCOUNT_PREFIX) -> Key:
+    """One item (an account by default) in its owner's list: sorts by kind, creation time (ISO 8601 UTC), id."""
+    return _key(owner_index_partition(owner_sub), f"{prefix}{created_at}#{item_id}")

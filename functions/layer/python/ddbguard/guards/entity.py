@@ -1,0 +1,166 @@
+"""An entity declaration: what must hold about one kind of item, said once.
+
+A declaration names the item kind, its key scheme (global ids, or ids scoped to their owner behind an
+owner tag), the owner attribute, whether it is versioned, its unique fields (each with the kind of
+value it holds, which says how it is normalised and checked), the public projection and the 404 code.
+`ddbguard.guards.entity_operations` builds create / get / update / delete from it, the lock audit
+checks every declared unique field of every declared entity, and the route table derives the IAM
+patterns of the routes that name it. Nothing here touches DynamoDB, so declaring is cheap to import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.store import keys
+from ddbguard.store.schema import OWNER_SUB
+from ddbguard.store.shapes import Key
+
+GLOBAL_IDS = "global"  # `<prefix><id>`: one id names one item for everyone
+OWNER_SCOPED_IDS = "owner-scoped"  # `<prefix><owner tag>#<id>`: ids are per owner
+
+
+@dataclass(frozen=True)
+class UniqueKind:
+    """A kind of unique value: its one comparable form, and what makes that form unacceptable.
+
+    `problem(field, normalised)` answers a FieldError naming `field`, or None when acceptable.
+    """
+
+    name: str
+    form: Callable[[str], str]
+    problem: Callable[[str, str], FieldError | None]
+
+
+@dataclass(frozen=True)
+class Unique:
+    """A unique field: its name in bodies and items, its kind, and the lock kind (`UNIQ#<lock>#<value>`)."""
+
+    field: str
+    kind: UniqueKind
+    lock: str = ""
+
+    @property
+    def lock_kind(self) -> str:
+        return self.lock or self.field.upper()
+
+
+def normalised_values(kinds: Mapping[str, UniqueKind], values: Mapping[str, Any]) -> dict[str, str]:
+    """Normalise and check every given unique value by its kind (None means not sent).
+
+    Returns the normalised values; raises InvalidInput (422) listing every invalid field at once.
+    A field without a kind is a programming error (ValueError), never silently unchecked.
+    """
+    normalised: dict[str, str] = {}
+    problems: list[FieldError] = []
+    for name, raw in values.items():
+        if raw is None:
+            continue
+        if name not in kinds:
+            raise ValueError(f"no unique kind declared for {name}")
+        value = kinds[name].form(str(raw))
+        problem = kinds[name].problem(name, value)
+        if problem is None:
+            normalised[name] = value
+        else:
+            problems.append(problem)
+    if problems:
+        raise InvalidInput("Some values are not acceptable.", problems)
+    return normalised
+
+
+_DECLARED: dict[str, Entity] = {}  # item kind -> its declaration
+_LOCK_KINDS: dict[str, tuple[str, str]] = {}  # lock kind -> (item kind, field)
+
+
+@dataclass(frozen=True)
+class Entity:
+    kind: str  # the item's `kind` attribute, and the word for it in messages ("account")
+    prefix: str  # partition-key prefix ("ACCT#")
+    sort: str  # the item's sort key ("PROFILE")
+    id_field: str  # "accountId"
+    public: tuple[str, ...]  # the fields clients see
+    not_found: str  # the 404 code ("account_not_found")
+    ids: str = GLOBAL_IDS
+    owner: str = OWNER_SUB  # the attribute holding the owner's `sub`
+    versioned: bool = True
+    unique: tuple[Unique, ...] = ()
+    owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
+
+    def __post_init__(self) -> None:
+        if self.ids not in (GLOBAL_IDS, OWNER_SCOPED_IDS):
+            raise ValueError(f"{self.kind}: ids must be {GLOBAL_IDS!r} or {OWNER_SCOPED_IDS!r}")
+        for unique in self.unique:
+            claimed = _LOCK_KINDS.setdefault(unique.lock_kind, (self.kind, unique.field))
+            if claimed != (self.kind, unique.field):
+                raise ValueError(f"lock kind {unique.lock_kind} already belongs to {claimed[0]}.{claimed[1]}")
+        _DECLARED[self.kind] = self
+
+    # --- keys -------------------------------------------------------------------------------
+
+    @property
+    def owner_scoped(self) -> bool:
+        return self.ids == OWNER_SCOPED_IDS
+
+    def partition(self, item_id: str, owner_sub: str | None = None) -> str:
+        scope = self.kind if self.owner_scoped else None
+        return keys.entity_partition(self.prefix, item_id, scope, owner_sub)
+
+    def key(self, item_id: str, owner_sub: str | None = None) -> Key:
+        return keys.entity_key(self.partition(item_id, owner_sub), self.sort)
+
+    def key_of_partition(self, partition: str) -> Key:
+        """The item's key from its partition key (a lock's `owner` records the partition)."""
+        return keys.entity_key(partition, self.sort)
+
+    @property
+    def partition_pattern(self) -> str:
+        """The IAM `dynamodb:LeadingKeys` pattern of this entity's items."""
+        return f"{self.prefix}*"
+
+    def lock_pattern(self, field_name: str) -> str:
+        return f"{keys.LOCK_PREFIX}{self.unique_field(field_name).lock_kind}#*"
+
+    @property
+    def lock_patterns(self) -> tuple[str, ...]:
+        return tuple(self.lock_pattern(unique.field) for unique in self.unique)
+
+    # --- values -----------------------------------------------------------------------------
+
+    def unique_field(self, name: str) -> Unique:
+        for unique in self.unique:
+            if unique.field == name:
+                return unique
+        raise KeyError(f"{self.kind} has no unique field {name}")
+
+    def normalised(self, values: Mapping[str, Any]) -> dict[str, str]:
+        """The declared unique fields present in `values` (None: not sent), normalised and checked (422)."""
+        return normalised_values(
+            {unique.field: unique.kind for unique in self.unique},
+            {unique.field: values.get(unique.field) for unique in self.unique},
+        )
+
+    def project(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """What clients see of a stored item."""
+        return {name: item.get(name) for name in self.public}
+
+    @property
+    def title(self) -> str:
+        return self.kind[:1].upper() + self.kind[1:]
+
+
+def declared_entities() -> tuple[Entity, ...]:
+    """Every entity declared so far in this process (declaring one registers it)."""
+    return tuple(_DECLARED.values())
+
+
+def entity_of_lock(lock_kind: str) -> tuple[Entity, Unique] | None:
+    """The entity and unique field a lock kind belongs to, or None for a kind nobody declared."""
+    claimed = _LOCK_KINDS.get(lock_kind)
+    if claimed is None or claimed[0] not in _DECLARED:
+        return None
+    entity = _DECLARED[claimed[0]]
+    return entity, entity.unique_field(claimed[1])

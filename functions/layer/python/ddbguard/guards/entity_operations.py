@@ -1,0 +1,323 @@
+"""Create, get, versioned update and versioned delete for any declared entity (`ddbguard.guards.entity`).
+
+Every write is one TransactWriteItems (or one conditional single-item write) whose conditions carry
+every rule: the owner check, the expected `version`, the locks' `attribute_not_exists` / `owner`, and
+whatever the domain adds (`checks`: named extra actions with their refusal; `condition`: more for the
+item's own guard). A refusal is explained from the failed write's cancellation reasons and ALL_OLD
+items, read back by slot name, never from a read before it: 404 (absent or not yours answer alike),
+412 with the current item, 409 naming every taken unique field, or the domain's own (`explain`).
+With an Idempotency-Key the write carries the request marker (or, a single-item update, the request
+stamp), so a retry answers the first response. Updates that change a unique value, and deletes of an
+entity with locks or an owner-index entry, read the item once to learn what to swap or release; that
+read decides nothing, since the write only succeeds at the version it read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
+from ddbguard.errors import AlreadyExists, DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.guards import owner_index, replays, uniqueness, versioning
+from ddbguard.guards.entity import Entity
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.guards.uniqueness import RELEASES, ProtectedValue, lock_slot, protected_values
+from ddbguard.observability import MetricName, count, logger
+from ddbguard.store import reads, writes
+from ddbguard.store.ids import new_id, now_iso
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
+from ddbguard.store.schema import CREATED_AT, KIND, UPDATED_AT, VERSION
+from ddbguard.store.shapes import Action, Item
+
+ITEM = "item"  # the entity's own write, in its plan
+OWNER_INDEX = "owner index"
+
+# An extra action of the domain's, by slot name: the action and how to explain its failed guard (ALL_OLD item).
+Checks = Mapping[str, tuple[Action, Callable[[Item | None], DomainError]]]
+# The domain's reason for a refused write of a visible item (None: the version was stale).
+Explain = Callable[[Item], DomainError | None]
+
+
+def not_found(entity: Entity, item_id: str) -> NotFound:
+    return NotFound(entity.not_found, f"No {entity.kind} {item_id}.")
+
+
+def is_visible(entity: Entity, item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
+    return item is not None and (is_admin or item.get(entity.owner) == caller_sub)
+
+
+def owned_by(entity: Entity, owner_sub: str, condition: ConditionBase | None = None) -> ConditionBase:
+    guard: ConditionBase = Attr(entity.owner).eq(owner_sub)
+    return guard if condition is None else guard & condition
+
+
+def refusal(
+    entity: Entity, item_id: str, owner_sub: str, expected: int, item: Item | None, explain: Explain | None = None
+) -> DomainError:
+    """Why a versioned, owner-checked write failed, from its ALL_OLD item."""
+    if item is None or not is_visible(entity, item, owner_sub):
+        return not_found(entity, item_id)  # not yours answers exactly like absent
+    domain_reason = explain(item) if explain is not None else None
+    if domain_reason is not None:
+        return domain_reason
+    count(MetricName.VERSION_CONFLICT)
+    return VersionConflict(entity.project(item), expected)
+
+
+def _commit(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> Any:
+    """Commit `plan` with the request's marker; the (first) response.
+
+    A release whose lock another owner holds (a broken table; the lock audit reports it) fails its
+    guard; that lock is not ours to delete, so the rest is sent again without it rather than refusing
+    the owner's change for ever.
+    """
+    try:
+        return replays.commit_once(plan, identity, response)[1]
+    except PlanCancelled as cancelled:
+        if not cancelled.failed(RELEASES) or cancelled.failed_elsewhere(RELEASES):
+            raise
+        skipped = cancelled.failed_members(RELEASES)
+        logger.warning("lock held by another owner left in place", extra={"skipped": len(skipped)})
+        return replays.commit_once(plan.without(RELEASES, skipped), identity, response)[1]
+
+
+def _refuse_checks(cancelled: PlanCancelled, checks: Checks) -> None:
+    for name, (_, refuse) in checks.items():
+        if cancelled.failed(name):
+            raise refuse(cancelled.item(name)) from None
+
+
+def _unique_violation(cancelled: PlanCancelled, reserved: list[ProtectedValue]) -> None:
+    taken = uniqueness.taken_fields(cancelled, reserved)
+    if taken:
+        count(MetricName.UNIQUE_VIOLATION)
+        raise UniqueViolation(taken) from None
+
+
+# --- create -----------------------------------------------------------------------------------
+
+
+def create(
+    entity: Entity,
+    owner_sub: str,
+    values: Mapping[str, Any],
+    *,
+    item_id: str | None = None,
+    identity: RequestIdentity | None = None,
+    checks: Checks | None = None,
+) -> dict[str, Any]:
+    """Put the item (version 0 if versioned), its locks, its owner-index entry and the request marker, in one
+    transaction; returns the public item. `values` None are left out; unique ones are stored normalised.
+
+    With an Idempotency-Key and no client-chosen id, the id derives from the request, so a retry whose first
+    attempt committed finds its own item.
+    """
+    checks = checks or {}
+    unique = entity.normalised(values)
+    if item_id is None:
+        item_id = identity.derived_id(entity.kind) if identity else new_id()
+    now = now_iso()
+    item: Item = {
+        **entity.key(item_id, owner_sub),
+        KIND: entity.kind,
+        entity.id_field: item_id,
+        entity.owner: owner_sub,
+        **{name: value for name, value in values.items() if value is not None},
+        **unique,
+        CREATED_AT: now,
+        UPDATED_AT: now,
+        **replays.request_stamp(identity),
+    }
+    plan = TransactionPlan()
+    for name, (action, _) in checks.items():
+        plan = plan.add(name, action)
+    if entity.versioned:
+        plan, item = plan.add(ITEM, versioning.create_action(item)), versioning.as_created(item)
+    else:
+        plan = plan.add(ITEM, writes.put(item, versioning.absent()))
+    reserved = protected_values(entity, unique)
+    for value in reserved:
+        plan = plan.add(
+            lock_slot(value.field), *uniqueness.reserve_unique_values(entity.partition(item_id, owner_sub), [value])
+        )
+    if entity.owner_index:
+        plan = plan.add(
+            OWNER_INDEX, owner_index.put_action(owner_sub, now, item_id, prefix=entity.prefix, id_field=entity.id_field)
+        )
+    try:
+        _, reply = replays.commit_once(plan, identity, entity.project(item))
+    except PlanCancelled as cancelled:
+        _refuse_checks(cancelled, checks)
+        if cancelled.failed(ITEM):
+            raise AlreadyExists(f"{entity.title} {item_id} already exists.") from None
+        _unique_violation(cancelled, reserved)
+        raise
+    return dict(reply)
+
+
+# --- read -------------------------------------------------------------------------------------
+
+
+def read_visible(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> Item:
+    """The stored item if the caller may see it (admins: any); otherwise NotFound, as if absent."""
+    item = reads.get_item(entity.key(item_id, caller_sub))
+    if item is None or not is_visible(entity, item, caller_sub, is_admin=is_admin):
+        raise not_found(entity, item_id)
+    return item
+
+
+def get(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
+    """The public item, one GetItem."""
+    return entity.project(read_visible(entity, item_id, caller_sub, is_admin=is_admin))
+
+
+# --- update -----------------------------------------------------------------------------------
+
+
+def update(
+    entity: Entity,
+    item_id: str,
+    owner_sub: str,
+    expected: int,
+    values: Mapping[str, Any],
+    *,
+    identity: RequestIdentity | None = None,
+    condition: ConditionBase | None = None,
+    explain: Explain | None = None,
+) -> dict[str, Any]:
+    """Change the item at the expected version; a changed unique value swaps exactly its lock in the same
+    transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
+
+    A change of no unique value (or of unique values whose normalised form is unchanged) is one versioned
+    UpdateItem, stamped with the request. Returns the public item as written.
+    """
+    unique = entity.normalised(values)
+    set_values: dict[str, Any] = {
+        **{name: value for name, value in values.items() if value is not None},
+        **unique,
+        UPDATED_AT: now_iso(),
+    }
+    guard = owned_by(entity, owner_sub, condition)
+    if not unique:
+        # Nothing unique changes: no lock to learn about, so no read before the write.
+        return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
+    current = read_visible(entity, item_id, owner_sub)
+    owner = entity.partition(item_id, owner_sub)
+    stored = {value.field: value for value in protected_values(entity, current)}
+    reserves: list[tuple[ProtectedValue, list[Action]]] = []
+    releases: list[Action] = []
+    for new in protected_values(entity, unique):
+        old = stored.get(new.field)
+        if old is None:  # a broken item without this value: only a new lock to take
+            reserve, release = uniqueness.reserve_unique_values(owner, [new]), list[Action]()
+        else:
+            reserve, release = uniqueness.swap_unique_value(owner, old, new)
+        if reserve:
+            reserves.append((new, reserve))
+        releases += release
+    if not reserves and not releases:
+        return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
+    updated = entity.project({**current, **set_values, VERSION: expected + 1})
+    # Stamped too: a retry that finds the values already moved takes the in-place path and must know its change.
+    plan = TransactionPlan().add(
+        ITEM,
+        versioning.update_action(
+            entity.key(item_id, owner_sub),
+            expected,
+            set_values={**set_values, **replays.update_stamp(identity)},
+            condition=guard,
+        ),
+    )
+    for value, actions in reserves:
+        plan = plan.add(lock_slot(value.field), *actions)
+    plan = plan.add(RELEASES, *releases)
+    try:
+        return dict(_commit(plan, identity, updated))
+    except PlanCancelled as cancelled:
+        if cancelled.failed(ITEM):
+            raise refusal(entity, item_id, owner_sub, expected, cancelled.item(ITEM), explain) from None
+        _unique_violation(cancelled, [value for value, _ in reserves])
+        raise
+
+
+def _update_in_place(
+    entity: Entity,
+    item_id: str,
+    owner_sub: str,
+    expected: int,
+    set_values: dict[str, Any],
+    identity: RequestIdentity | None,
+    guard: ConditionBase,
+    explain: Explain | None,
+) -> dict[str, Any]:
+    """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
+    recognises its own change in the failed guard's ALL_OLD item."""
+    try:
+        written = versioning.update_item(
+            entity.key(item_id, owner_sub),
+            expected,
+            set_values={**set_values, **replays.update_stamp(identity)},
+            condition=guard,
+        )
+    except writes.ConditionFailed as failed:
+        if replays.is_own_update(failed.item, identity, expected):
+            return entity.project(failed.item or {})
+        raise refusal(entity, item_id, owner_sub, expected, failed.item, explain) from None
+    return entity.project(written)
+
+
+# --- delete -----------------------------------------------------------------------------------
+
+
+def delete(
+    entity: Entity,
+    item_id: str,
+    owner_sub: str,
+    expected: int,
+    *,
+    identity: RequestIdentity | None = None,
+    condition: ConditionBase | None = None,
+    explain: Explain | None = None,
+    checks: Checks | None = None,
+) -> None:
+    """Delete the item at the expected version with its locks and owner-index entry, in one transaction.
+
+    An entity with neither is deleted without reading it first: one DeleteItem, or with an Idempotency-Key
+    one transaction with the request marker (a retry answers 204 again, not 404).
+    """
+    checks = checks or {}
+    key = entity.key(item_id, owner_sub)
+    guard = owned_by(entity, owner_sub, condition)
+    plan = TransactionPlan().add(ITEM, versioning.delete_action(key, expected, condition=guard))
+    for name, (action, _) in checks.items():
+        plan = plan.add(name, action)
+    if entity.unique or entity.owner_index:
+        if identity is None:
+            item = reads.get_item(key)
+        else:  # with its marker, in the same call: a retry of a delete that went through answers 204 from it
+            item, marker = replays.read_with_marker(key, identity)
+            if marker is not None:
+                replays.first_response(marker, identity)
+                return
+        if item is None or not is_visible(entity, item, owner_sub):
+            raise not_found(entity, item_id)
+        if entity.owner_index:
+            index_entry = owner_index.delete_action(owner_sub, str(item.get(CREATED_AT)), item_id, prefix=entity.prefix)
+            plan = plan.add(OWNER_INDEX, index_entry)
+        owner = entity.partition(item_id, owner_sub)
+        plan = plan.add(RELEASES, *uniqueness.release_unique_values(owner, protected_values(entity, item)))
+    elif identity is None and not checks:
+        try:
+            versioning.delete_item(key, expected, condition=guard)
+        except writes.ConditionFailed as failed:
+            raise refusal(entity, item_id, owner_sub, expected, failed.item, explain) from None
+        return
+    try:
+        _commit(plan, identity, None)
+    except PlanCancelled as cancelled:
+        if cancelled.failed(ITEM):
+            raise refusal(entity, item_id, owner_sub, expected, cancelled.item(ITEM), explain) from None
+        _refuse_checks(cancelled, checks)
+        raise
