@@ -7,6 +7,12 @@ Adding a route is one entry here plus its handler module `functions/<handler>.py
 exposes `handler(event, context)`. The entry's `access` is what its function may do to the table:
 infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
 a call of the test suite needs more or a grant is never needed.
+
+Every other per-route fact lives in the entry too (or in the entity it names): the success status and
+its response model, `Location`, whether the reply carries an ETag, the 404 code of each path
+parameter, the refusals it documents, and its step in the walk-through of sample events. OpenAPI
+(local/openapi.py), request parsing (ddbguard_api/request.py), the demo and the tests read them here;
+tests/unit/test_route_facts.py fails when another module keeps its own table of operations.
 """
 
 from __future__ import annotations
@@ -16,16 +22,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ddbguard.domain.entities.accounts import ACCOUNT
+from ddbguard.domain.entities.orders import ORDER
+from ddbguard.guards.entity import Entity
 from ddbguard_api.problems import problem_document
 
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
 
 # Partition-key patterns of the table (IAM `StringLike` syntax), the values the stack puts in each function's
 # `dynamodb:LeadingKeys` condition. A test checks them against ddbguard/keys.py, which builds every key.
-ACCOUNTS = "ACCT#*"  # account profile, ledger balance, entries and holds share the account's partition
-EMAIL_LOCKS = "UNIQ#EMAIL#*"
-USERNAME_LOCKS = "UNIQ#HANDLE#*"
-ORDERS = "ORDER#*"
+ACCOUNTS = ACCOUNT.partition_pattern  # account profile, ledger balance, entries and holds share the partition
+EMAIL_LOCKS = ACCOUNT.lock_pattern("email")
+USERNAME_LOCKS = ACCOUNT.lock_pattern("username")
+ORDERS = ORDER.partition_pattern
 REQUEST_MARKERS = "REQ#*"
 OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
 
@@ -33,6 +42,20 @@ OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
 # A transaction is authorised action by action: Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem,
 # ConditionCheck -> ConditionCheckItem; TransactWriteItems itself is no IAM action.
 TableAccess = Mapping[str, tuple[str, ...]]
+Problems = Mapping[int, tuple[str, ...]]  # status -> the route's own refusal codes (the edge's follow from its flags)
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    """The route's sample event (events/<operation>.json) in the walk-through (README, "Walk through every
+    route"): each step succeeds once the ones before it ran. Path values name demo ids (local/demo.py)."""
+
+    step: int
+    what: str
+    path: Mapping[str, str] = field(default_factory=dict)
+    query: str = ""
+    if_match: int = 0
+    needs: str = ""  # what must have run first; empty: the demo world
 
 
 @dataclass(frozen=True)
@@ -47,6 +70,15 @@ class Route:
     # What the operation does to the table. Idempotency has no access of its own: its record is the request
     # marker (`REQ#*`) the operation's own write puts, declared with the operation.
     access: TableAccess = field(default_factory=dict, compare=False)
+    entity: Entity | None = field(default=None, compare=False)  # the one item the route acts on, if any
+    status: int = 200  # the success status
+    reply: str = ""  # what the success response is, in a few words (OpenAPI)
+    response: str | None = None  # its model in ddbguard_api.schemas (None: no body)
+    location: str | None = None  # the created resource's path, with the response's fields as {placeholders}
+    etag: bool | None = None  # the reply carries the version as ETag; None: when it is its versioned entity
+    not_found: Mapping[str, str] = field(default_factory=dict, compare=False)  # path parameter -> 404 code
+    problems: Problems = field(default_factory=dict, compare=False)
+    walkthrough: Walkthrough | None = field(default=None, compare=False)
 
     @property
     def operation(self) -> str:
@@ -77,6 +109,26 @@ class Route:
     def path_parameters(self) -> tuple[str, ...]:
         return tuple(part[1:-1] for part in self.path.split("/") if part.startswith("{"))
 
+    @property
+    def returns_etag(self) -> bool:
+        if self.etag is not None:
+            return self.etag
+        return self.entity is not None and self.entity.versioned and self.response is not None
+
+    def not_found_code(self, parameter: str) -> str:
+        """The 404 code for an absent (or malformed) `parameter`: the route's own, else that of the entity whose
+        id it is."""
+        if parameter in self.not_found:
+            return self.not_found[parameter]
+        entity = next((e for e in ENTITIES if e.id_field == parameter), None)
+        return entity.not_found if entity is not None else "not_found"
+
+    def location_of(self, values: Mapping[str, Any]) -> str:
+        """The `Location` of a created resource, from the response's (or the path's) values."""
+        if self.location is None:
+            raise ValueError(f"{self.key} creates nothing with a Location")
+        return self.location.format_map(values)
+
 
 _AMOUNT = {"amountCents": 2500}
 # Sample bodies name the demo world's accounts (`make run` seeds them; ids derived as local/demo.py shows,
@@ -92,11 +144,23 @@ _MOVES_MONEY: TableAccess = {
     "UpdateItem": (ACCOUNTS,),
     "GetItem": (ACCOUNTS,),
 }
+# The ledger routes address the account's ledger: an absent one answers ledger_not_found.
+_LEDGER = {"accountId": "ledger_not_found"}
+_HOLD = {**_LEDGER, "holdId": "hold_not_found"}
 # Settling a hold first reads the hold and the request's marker together (one BatchGetItem).
 _SETTLES_A_HOLD: TableAccess = {**_MOVES_MONEY, "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS)}
 
 ROUTES: tuple[Route, ...] = (
-    Route("GET", "/health", "health.check_health", auth=False),
+    Route(
+        "GET",
+        "/health",
+        "health.check_health",
+        auth=False,
+        status=200,
+        reply="The service answers.",
+        response="Health",
+        walkthrough=Walkthrough(1, "Liveness: no token, no table.", needs="nothing"),
+    ),
     # Accounts: uniqueness of email and username.
     Route(
         "POST",
@@ -104,6 +168,13 @@ ROUTES: tuple[Route, ...] = (
         "accounts.create_account",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
         access={"PutItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX, REQUEST_MARKERS)},
+        entity=ACCOUNT,
+        status=201,
+        reply="The new account.",
+        response="Account",
+        location="/accounts/{accountId}",
+        problems={409: ("unique_violation",), 422: ("validation_failed",)},
+        walkthrough=Walkthrough(2, "alice opens `ada`.", needs="nothing (the seed does not take ada's email)"),
     ),
     Route(
         "GET",
@@ -111,8 +182,22 @@ ROUTES: tuple[Route, ...] = (
         "accounts.list_accounts",
         # One Query on the caller's owner index, one BatchGetItem of the listed accounts.
         access={"Query": (OWNER_INDEX,), "BatchGetItem": (ACCOUNTS,)},
+        reply="The caller's accounts, newest first, one page.",
+        response="AccountList",
+        problems={422: ("validation_failed",)},
+        walkthrough=Walkthrough(3, "alice's accounts, newest first.", query="limit=10"),
     ),
-    Route("GET", "/accounts/{accountId}", "accounts.get_account", access={"GetItem": (ACCOUNTS,)}),
+    Route(
+        "GET",
+        "/accounts/{accountId}",
+        "accounts.get_account",
+        access={"GetItem": (ACCOUNTS,)},
+        entity=ACCOUNT,
+        reply="The account.",
+        response="Account",
+        problems={404: ("account_not_found",)},
+        walkthrough=Walkthrough(4, "alice's demo account.", {"accountId": "main account"}),
+    ),
     Route(
         "PATCH",
         "/accounts/{accountId}",
@@ -127,6 +212,13 @@ ROUTES: tuple[Route, ...] = (
             "PutItem": (*_LOCKS, REQUEST_MARKERS),
             "DeleteItem": _LOCKS,
         },
+        entity=ACCOUNT,
+        reply="The account after the change.",
+        response="Account",
+        problems={404: ("account_not_found",), 409: ("unique_violation",), 422: ("validation_failed",)},
+        walkthrough=Walkthrough(
+            5, "renames `ada` (version 0 -> 1).", {"accountId": "ada"}, if_match=0, needs="create_account"
+        ),
     ),
     Route(
         "DELETE",
@@ -141,6 +233,17 @@ ROUTES: tuple[Route, ...] = (
             "DeleteItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX),
             "PutItem": (REQUEST_MARKERS,),
         },
+        entity=ACCOUNT,
+        status=204,
+        reply="Deleted with its locks (and its empty balance item).",
+        problems={404: ("account_not_found",), 409: ("balance_not_zero",)},
+        walkthrough=Walkthrough(
+            19,
+            "deletes `ada`, her locks and her empty ledger.",
+            {"accountId": "ada"},
+            if_match=1,
+            needs="update_account (If-Match 1) and open_ledger (an empty ledger goes with the account)",
+        ),
     ),
     # Ledger: condition-expression guards.
     Route(
@@ -148,12 +251,26 @@ ROUTES: tuple[Route, ...] = (
         "/accounts/{accountId}/ledger",
         "ledger.open_ledger",
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ACCOUNTS, REQUEST_MARKERS)},
+        status=201,
+        reply="The new, empty balance.",
+        response="Balance",
+        location="/accounts/{accountId}/ledger",
+        etag=True,
+        not_found={"accountId": "account_not_found"},  # opening needs the account itself
+        problems={404: ("account_not_found",), 409: ("already_exists",)},
+        walkthrough=Walkthrough(6, "opens ada's ledger.", {"accountId": "ada"}, needs="create_account"),
     ),
     Route(
         "GET",
         "/accounts/{accountId}/ledger",
         "ledger.get_statement",
         access={"GetItem": (ACCOUNTS,), "Query": (ACCOUNTS,)},
+        reply="The balance and one page of entries, newest first.",
+        response="Statement",
+        etag=True,
+        not_found=_LEDGER,
+        problems={404: ("ledger_not_found",), 422: ("validation_failed",)},
+        walkthrough=Walkthrough(7, "alice's balance and entries.", {"accountId": "main account"}, query="limit=25"),
     ),
     Route(
         "POST",
@@ -162,6 +279,12 @@ ROUTES: tuple[Route, ...] = (
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
+        status=201,
+        reply="The deposit entry.",
+        response="Entry",
+        not_found=_LEDGER,
+        problems={404: ("ledger_not_found",)},
+        walkthrough=Walkthrough(8, "25.00 into alice's ledger.", {"accountId": "main account"}),
     ),
     Route(
         "POST",
@@ -170,6 +293,12 @@ ROUTES: tuple[Route, ...] = (
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
+        status=201,
+        reply="The withdrawal entry.",
+        response="Entry",
+        not_found=_LEDGER,
+        problems={404: ("ledger_not_found",), 409: ("insufficient_funds",)},
+        walkthrough=Walkthrough(9, "25.00 out of alice's ledger.", {"accountId": "main account"}),
     ),
     Route(
         "POST",
@@ -178,6 +307,12 @@ ROUTES: tuple[Route, ...] = (
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
+        status=201,
+        reply="The hold entry; `holdId` names the hold.",
+        response="Hold",
+        not_found=_LEDGER,
+        problems={404: ("ledger_not_found",), 409: ("insufficient_funds", "already_exists")},
+        walkthrough=Walkthrough(10, "holds 25.00 of alice's money.", {"accountId": "main account"}),
     ),
     Route(
         "POST",
@@ -185,6 +320,15 @@ ROUTES: tuple[Route, ...] = (
         "ledger.capture_hold",
         moves_money=True,
         access=_SETTLES_A_HOLD,
+        reply="The capture entry: the held money left the account.",
+        response="Hold",
+        not_found=_HOLD,
+        problems={404: ("hold_not_found", "ledger_not_found"), 409: ("hold_settled",)},
+        walkthrough=Walkthrough(
+            11,
+            "captures the seeded hold `hold-to-capture`.",
+            {"accountId": "main account", "holdId": "hold to capture"},
+        ),
     ),
     Route(
         "POST",
@@ -192,6 +336,15 @@ ROUTES: tuple[Route, ...] = (
         "ledger.release_hold",
         moves_money=True,
         access=_SETTLES_A_HOLD,
+        reply="The release entry: the held money is available again.",
+        response="Hold",
+        not_found=_HOLD,
+        problems={404: ("hold_not_found", "ledger_not_found"), 409: ("hold_settled",)},
+        walkthrough=Walkthrough(
+            12,
+            "releases the seeded hold `hold-to-release`.",
+            {"accountId": "main account", "holdId": "hold to release"},
+        ),
     ),
     Route(
         "POST",
@@ -201,6 +354,11 @@ ROUTES: tuple[Route, ...] = (
         # Both balances' exact values come back in one BatchGetItem.
         access={"PutItem": (ACCOUNTS, REQUEST_MARKERS), "UpdateItem": (ACCOUNTS,), "BatchGetItem": (ACCOUNTS,)},
         sample_body={"fromAccountId": _DEMO_ACCOUNT, "toAccountId": _DEMO_PEER_ACCOUNT, "amountCents": 1000},
+        status=201,
+        reply="The caller's transfer_out entry.",
+        response="TransferSent",
+        problems={404: ("ledger_not_found",), 409: ("insufficient_funds",), 422: ("validation_failed",)},
+        walkthrough=Walkthrough(13, "10.00 from alice's account to bob's."),
     ),
     # Orders: optimistic locking.
     Route(
@@ -210,8 +368,25 @@ ROUTES: tuple[Route, ...] = (
         sample_body={"accountId": _DEMO_ACCOUNT, "orderId": "ord-demo-0004", "items": _DEMO_ORDER_LINES},
         # The account must be the caller's (ConditionCheck) and the order new (Put), in one transaction.
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ORDERS, REQUEST_MARKERS)},
+        entity=ORDER,
+        status=201,
+        reply="The new PENDING order at version 0.",
+        response="Order",
+        location="/orders/{orderId}",
+        problems={404: ("account_not_found",), 409: ("already_exists",), 422: ("validation_failed",)},
+        walkthrough=Walkthrough(14, "alice orders two books (ord-demo-0004)."),
     ),
-    Route("GET", "/orders/{orderId}", "orders.get_order", access={"GetItem": (ORDERS,)}),
+    Route(
+        "GET",
+        "/orders/{orderId}",
+        "orders.get_order",
+        access={"GetItem": (ORDERS,)},
+        entity=ORDER,
+        reply="The order.",
+        response="Order",
+        problems={404: ("order_not_found",)},
+        walkthrough=Walkthrough(15, "the seeded order ord-demo-0001.", {"orderId": "order to pay"}),
+    ),
     Route(
         "PATCH",
         "/orders/{orderId}",
@@ -219,6 +394,13 @@ ROUTES: tuple[Route, ...] = (
         if_match=True,
         sample_body={"status": "CANCELLED"},
         access={"UpdateItem": (ORDERS,)},
+        entity=ORDER,
+        reply="The order after the move.",
+        response="Order",
+        problems={404: ("order_not_found",), 409: ("invalid_transition",)},
+        walkthrough=Walkthrough(
+            16, "cancels the seeded order ord-demo-0002.", {"orderId": "order to cancel"}, if_match=0
+        ),
     ),
     Route(
         "DELETE",
@@ -227,6 +409,11 @@ ROUTES: tuple[Route, ...] = (
         if_match=True,
         # One DeleteItem; with a key, one transaction with the marker.
         access={"DeleteItem": (ORDERS,), "PutItem": (REQUEST_MARKERS,)},
+        entity=ORDER,
+        status=204,
+        reply="Deleted.",
+        problems={404: ("order_not_found",), 409: ("invalid_transition",)},
+        walkthrough=Walkthrough(18, "deletes ord-demo-0003.", {"orderId": "order to delete"}, if_match=0),
     ),
     Route(
         "POST",
@@ -240,6 +427,11 @@ ROUTES: tuple[Route, ...] = (
             "PutItem": (ACCOUNTS, REQUEST_MARKERS),
             "UpdateItem": (ORDERS, ACCOUNTS),
         },
+        entity=ORDER,
+        reply="The PAID order (a replay with the same key answers the first result).",
+        response="Order",
+        problems={404: ("order_not_found", "ledger_not_found"), 409: ("insufficient_funds", "invalid_transition")},
+        walkthrough=Walkthrough(17, "pays ord-demo-0001 from alice's ledger.", {"orderId": "order to pay"}),
     ),
 )
 
@@ -258,16 +450,23 @@ def by_operation(operation: str) -> Route:
     raise KeyError(f"no route for operation {operation}")
 
 
-# The scheduled lock audit (functions/audit/audit_locks.py, not an API route). Scan is the only way to see every
-# lock; dynamodb:LeadingKeys cannot narrow a Scan (it names no partition), so infra/ grants it unconditioned.
+# Every entity a route names, in route order.
+ENTITIES: tuple[Entity, ...] = tuple(dict.fromkeys(route.entity for route in ROUTES if route.entity is not None))
+_AUDITED = tuple(entity for entity in ENTITIES if entity.unique)
+_AUDITED_ITEMS = tuple(entity.partition_pattern for entity in _AUDITED)
+_AUDITED_LOCKS = tuple(pattern for entity in _AUDITED for pattern in entity.lock_patterns)
+
+# The scheduled lock audit (functions/audit/audit_locks.py, not an API route), over every entity with unique fields.
+# Scan is the only way to see every lock; dynamodb:LeadingKeys cannot narrow a Scan (it names no partition), so
+# infra/ grants it unconditioned.
 AUDIT_TABLE_ACCESS: TableAccess = {
     "Scan": (),
-    # Each Scan page's locks' owners and its accounts' locks, read by key: memory stays flat.
-    "BatchGetItem": (ACCOUNTS, EMAIL_LOCKS, USERNAME_LOCKS),
-    "GetItem": (ACCOUNTS, EMAIL_LOCKS, USERNAME_LOCKS),
-    "ConditionCheckItem": (ACCOUNTS,),
-    "PutItem": (EMAIL_LOCKS, USERNAME_LOCKS),
-    "DeleteItem": (EMAIL_LOCKS, USERNAME_LOCKS),
+    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat.
+    "BatchGetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
+    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
+    "ConditionCheckItem": _AUDITED_ITEMS,
+    "PutItem": _AUDITED_LOCKS,
+    "DeleteItem": _AUDITED_LOCKS,
 }
 
 

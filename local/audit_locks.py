@@ -15,7 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from local.runtime_env import configure
 from local.service_state import ServiceNotFound, find_table
 
-COLUMNS = ("problem", "field", "value", "account", "repaired", "detail")
+COLUMNS = ("problem", "field", "value", "owner", "repaired", "detail")
 
 
 def _rows(findings: list) -> list[tuple[str, ...]]:
@@ -24,7 +24,7 @@ def _rows(findings: list) -> list[tuple[str, ...]]:
             f.problem,
             f.field or "-",
             f.value if f.value is not None else "-",
-            f.account_id or "-",
+            f.owner_id or "-",
             "yes" if f.repaired else "no",
             f.detail,
         )
@@ -51,11 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     endpoint, table = target.endpoint, target.table
     configure(endpoint, table)
+    import routes
     from ddbguard.domain import lock_audit
     from ddbguard.errors import Busy
 
     try:
-        report = lock_audit.audit_locks(repair=args.repair)
+        report = lock_audit.audit_locks(repair=args.repair, entities=routes.ENTITIES)
     except (BotoCoreError, ClientError, Busy) as error:
         print(
             f"ddbguard: cannot audit table {table} at {endpoint} (found through {target.source}; set DYNAMODB_PORT "

@@ -94,6 +94,19 @@ SEED_STEPS: tuple[SeedStep, ...] = (
 NEEDS_SEED = "the demo world (`make run` seeds it; `make seed` creates it again)"
 
 
+# The demo ids a route's walk-through step may name (routes.Walkthrough.path).
+DEMO_IDS: dict[str, str] = {
+    "main account": MAIN_ACCOUNT,
+    "peer account": PEER_ACCOUNT,
+    "ada": ADA_ACCOUNT,
+    "hold to capture": HOLD_TO_CAPTURE,
+    "hold to release": HOLD_TO_RELEASE,
+    "order to pay": ORDER_TO_PAY,
+    "order to cancel": ORDER_TO_CANCEL,
+    "order to delete": ORDER_TO_DELETE,
+}
+
+
 @dataclass(frozen=True)
 class EventTarget:
     """What events/<operation>.json points at, and what must exist first."""
@@ -105,42 +118,23 @@ class EventTarget:
     what: str = ""
 
 
-# The walk-through order (README, "Walk through every route"): each event succeeds once the
-# ones before it ran. tests/http/test_walkthrough.py invokes them in exactly this order.
-WALKTHROUGH: dict[str, EventTarget] = {
-    "check_health": EventTarget(needs="nothing", what="Liveness: no token, no table."),
-    "create_account": EventTarget(needs="nothing (the seed does not take ada's email)", what="alice opens `ada`."),
-    "list_accounts": EventTarget(query="limit=10", what="alice's accounts, newest first."),
-    "get_account": EventTarget({"accountId": MAIN_ACCOUNT}, what="alice's demo account."),
-    "update_account": EventTarget(
-        {"accountId": ADA_ACCOUNT}, if_match=0, needs="create_account", what="renames `ada` (version 0 -> 1)."
-    ),
-    "open_ledger": EventTarget({"accountId": ADA_ACCOUNT}, needs="create_account", what="opens ada's ledger."),
-    "get_statement": EventTarget({"accountId": MAIN_ACCOUNT}, query="limit=25", what="alice's balance and entries."),
-    "deposit": EventTarget({"accountId": MAIN_ACCOUNT}, what="25.00 into alice's ledger."),
-    "withdraw": EventTarget({"accountId": MAIN_ACCOUNT}, what="25.00 out of alice's ledger."),
-    "place_hold": EventTarget({"accountId": MAIN_ACCOUNT}, what="holds 25.00 of alice's money."),
-    "capture_hold": EventTarget(
-        {"accountId": MAIN_ACCOUNT, "holdId": HOLD_TO_CAPTURE}, what="captures the seeded hold `hold-to-capture`."
-    ),
-    "release_hold": EventTarget(
-        {"accountId": MAIN_ACCOUNT, "holdId": HOLD_TO_RELEASE}, what="releases the seeded hold `hold-to-release`."
-    ),
-    "create_transfer": EventTarget(what="10.00 from alice's account to bob's."),
-    "create_order": EventTarget(what=f"alice orders two books ({ORDER_CREATED_BY_EVENT})."),
-    "get_order": EventTarget({"orderId": ORDER_TO_PAY}, what=f"the seeded order {ORDER_TO_PAY}."),
-    "update_order_status": EventTarget(
-        {"orderId": ORDER_TO_CANCEL}, if_match=0, what=f"cancels the seeded order {ORDER_TO_CANCEL}."
-    ),
-    "pay_order": EventTarget({"orderId": ORDER_TO_PAY}, what=f"pays {ORDER_TO_PAY} from alice's ledger."),
-    "delete_order": EventTarget({"orderId": ORDER_TO_DELETE}, if_match=0, what=f"deletes {ORDER_TO_DELETE}."),
-    "delete_account": EventTarget(
-        {"accountId": ADA_ACCOUNT},
-        if_match=1,
-        needs="update_account (If-Match 1) and open_ledger (an empty ledger goes with the account)",
-        what="deletes `ada`, her locks and her empty ledger.",
-    ),
-}
+def _target(step: routes.Walkthrough) -> EventTarget:
+    path = {name: DEMO_IDS[demo_id] for name, demo_id in step.path.items()}
+    return EventTarget(path, step.query, step.if_match, step.needs or NEEDS_SEED, step.what)
+
+
+def _walkthrough() -> dict[str, EventTarget]:
+    stepped = [route for route in routes.ROUTES if route.walkthrough is not None]
+    missing = [route.key for route in routes.ROUTES if route.walkthrough is None]
+    if missing:
+        raise ValueError(f"routes without a walk-through step (routes.Walkthrough): {missing}")
+    ordered = sorted(stepped, key=lambda route: route.walkthrough.step if route.walkthrough else 0)
+    return {route.operation: _target(route.walkthrough) for route in ordered if route.walkthrough}
+
+
+# The walk-through order (README, "Walk through every route"), from the route table: each event succeeds
+# once the ones before it ran. tests/http/test_walkthrough.py invokes them in exactly this order.
+WALKTHROUGH: dict[str, EventTarget] = _walkthrough()
 
 
 def description(route: routes.Route) -> str:

@@ -6,8 +6,9 @@ Powertools' event handler writes the document. A documentation-only resolver (va
 is what makes Powertools produce OpenAPI) gets every route of functions/routes.py with an
 operation whose signature names the route's path parameters, its Idempotency-Key / If-Match
 headers (from the route's flags), and the query and body models its handler module really
-validates with (`endpoint.query_model`, `endpoint.body_model`); its responses name the response
-models of ddbguard_api.schemas and, per status, the problem `code` values the route can answer.
+validates with (`endpoint.query_model`, `endpoint.body_model`); its responses are the route's own facts
+(success status, response model of ddbguard_api.schemas, ETag, Location) and, per status, the problem
+`code` values the route can answer (the edge's from its flags, the domain's from `Route.problems`).
 
 Why a separate resolver: the handlers' own resolvers route every request to one generic
 `_resolve(**path) -> Response` (the edge parses bodies itself, strictly), and Powertools cannot
@@ -49,30 +50,6 @@ reason; each response below lists the codes it can carry. A method a path does n
 405 `method_not_allowed` with `Allow`; an unknown path 404 `not_found`. Locally, `GET /openapi.json`
 serves this document and `GET /docs` a Swagger UI, both without a token."""
 
-# Route-specific refusals, by operation: status -> codes. The edge's own codes (headers, bodies,
-# idempotency, versions) follow from the route's flags in `_problem_codes`.
-DOMAIN_CODES: dict[str, dict[int, list[str]]] = {
-    "check_health": {},
-    "create_account": {409: ["unique_violation"], 422: ["validation_failed"]},
-    "list_accounts": {422: ["validation_failed"]},
-    "get_account": {404: ["account_not_found"]},
-    "update_account": {404: ["account_not_found"], 409: ["unique_violation"], 422: ["validation_failed"]},
-    "delete_account": {404: ["account_not_found"], 409: ["balance_not_zero"]},
-    "open_ledger": {404: ["account_not_found"], 409: ["already_exists"]},
-    "get_statement": {404: ["ledger_not_found"], 422: ["validation_failed"]},
-    "deposit": {404: ["ledger_not_found"]},
-    "withdraw": {404: ["ledger_not_found"], 409: ["insufficient_funds"]},
-    "place_hold": {404: ["ledger_not_found"], 409: ["insufficient_funds", "already_exists"]},
-    "capture_hold": {404: ["hold_not_found", "ledger_not_found"], 409: ["hold_settled"]},
-    "release_hold": {404: ["hold_not_found", "ledger_not_found"], 409: ["hold_settled"]},
-    "create_transfer": {404: ["ledger_not_found"], 409: ["insufficient_funds"], 422: ["validation_failed"]},
-    "create_order": {404: ["account_not_found"], 409: ["already_exists"], 422: ["validation_failed"]},
-    "get_order": {404: ["order_not_found"]},
-    "update_order_status": {404: ["order_not_found"], 409: ["invalid_transition"]},
-    "delete_order": {404: ["order_not_found"], 409: ["invalid_transition"]},
-    "pay_order": {404: ["order_not_found", "ledger_not_found"], 409: ["insufficient_funds", "invalid_transition"]},
-}
-
 STATUS_DESCRIPTIONS = {
     400: "Malformed request: a header, the JSON or the media type.",
     401: "No usable identity: send `Authorization: Bearer <token>`.",
@@ -94,31 +71,6 @@ GATEWAY_ONLY: dict[int, list[str]] = {
     429: ["throttled"],
     504: ["gateway_timeout"],
 }
-
-SUCCESS: dict[str, tuple[int, str, str | None]] = {
-    # operation -> (status, description, response model name in ddbguard_api.schemas)
-    "check_health": (200, "The service answers.", "Health"),
-    "create_account": (201, "The new account.", "Account"),
-    "list_accounts": (200, "The caller's accounts, newest first, one page.", "AccountList"),
-    "get_account": (200, "The account.", "Account"),
-    "update_account": (200, "The account after the change.", "Account"),
-    "delete_account": (204, "Deleted with its locks (and its empty balance item).", None),
-    "open_ledger": (201, "The new, empty balance.", "Balance"),
-    "get_statement": (200, "The balance and one page of entries, newest first.", "Statement"),
-    "deposit": (201, "The deposit entry.", "Entry"),
-    "withdraw": (201, "The withdrawal entry.", "Entry"),
-    "place_hold": (201, "The hold entry; `holdId` names the hold.", "Hold"),
-    "capture_hold": (200, "The capture entry: the held money left the account.", "Hold"),
-    "release_hold": (200, "The release entry: the held money is available again.", "Hold"),
-    "create_transfer": (201, "The caller's transfer_out entry.", "TransferSent"),
-    "create_order": (201, "The new PENDING order at version 0.", "Order"),
-    "get_order": (200, "The order.", "Order"),
-    "update_order_status": (200, "The order after the move.", "Order"),
-    "delete_order": (204, "Deleted.", None),
-    "pay_order": (200, "The PAID order (a replay with the same key answers the first result).", "Order"),
-}
-VERSIONED = {"Account", "Balance", "Statement", "Order"}  # bodies whose version is sent as ETag
-CREATES_LOCATION = {"create_account", "open_ledger", "create_order"}
 
 
 def _problem_codes(route: Any, body_model: Any) -> dict[int, list[str]]:
@@ -145,7 +97,7 @@ def _problem_codes(route: Any, body_model: Any) -> dict[int, list[str]]:
         codes[400].append("invalid_if_match")
         codes[412] = ["version_conflict"]
         codes[428] = ["precondition_required"]
-    for status, more in DOMAIN_CODES[route.operation].items():
+    for status, more in route.problems.items():
         codes.setdefault(status, [])
         codes[status] += [code for code in more if code not in codes[status]]
     if route.auth:
@@ -177,18 +129,17 @@ def _problem_response(status: int, codes: list[str], route: Any) -> dict[str, An
 def _success_response(route: Any) -> tuple[int, dict[str, Any]]:
     from ddbguard_api import schemas
 
-    status, description, model_name = SUCCESS[route.operation]
-    response: dict[str, Any] = {"description": description}
-    if model_name is not None:
-        response["content"] = {"application/json": {"model": getattr(schemas, model_name)}}
+    response: dict[str, Any] = {"description": route.reply}
+    if route.response is not None:
+        response["content"] = {"application/json": {"model": getattr(schemas, route.response)}}
     headers: dict[str, Any] = {}
-    if model_name in VERSIONED:
+    if route.returns_etag:
         headers["ETag"] = {
             "description": 'The version, as a strong entity-tag (`"3"`): send it back as `If-Match`.',
             "required": True,
             "schema": {"type": "string", "pattern": STRONG_ETAG_PATTERN},
         }
-    if route.operation in CREATES_LOCATION:
+    if route.location is not None:
         headers["Location"] = {
             "description": "Where the new resource is.",
             "required": True,
@@ -202,7 +153,7 @@ def _success_response(route: Any) -> tuple[int, dict[str, Any]]:
         }
     if headers:
         response["headers"] = headers
-    return status, response
+    return route.status, response
 
 
 def _signature(route: Any, body_model: Any, query_model: Any) -> inspect.Signature:

@@ -7,6 +7,7 @@ go to CloudWatch, so an alarm can fire when a finding could not be repaired (two
 
 from typing import Any
 
+import routes
 from ddbguard.domain import lock_audit
 from ddbguard.domain.pseudonyms import Pseudonyms
 from ddbguard.observability import MetricName, count, logger, metrics, metrics_lock, tracer
@@ -16,7 +17,7 @@ from ddbguard.observability import MetricName, count, logger, metrics, metrics_l
 @tracer.capture_lambda_handler(capture_response=False, capture_error=False)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
-        report = lock_audit.audit_locks(repair=True)
+        report = lock_audit.audit_locks(repair=True, entities=routes.ENTITIES)
         pseudonyms = Pseudonyms()
         for finding in report.findings:
             logger.warning("lock audit finding", extra=pseudonyms.finding(finding))

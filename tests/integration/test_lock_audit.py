@@ -139,7 +139,7 @@ def test_two_accounts_claiming_one_value_are_reported_and_left_to_a_person(audit
         (LOCK_HELD_BY_OTHER, "email", f"shared@{uid}.io"),  # a person decides
     }
     held = next(f for f in report.findings if f.problem == LOCK_HELD_BY_OTHER)
-    assert held.account_id == eve["accountId"]
+    assert (held.entity, held.owner_id) == ("account", eve["accountId"])
     assert not held.repaired
     assert [f.problem for f in report.unrepaired] == [LOCK_HELD_BY_OTHER]
     assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"shared@{uid}.io") == f"ACCT#{ada['accountId']}"

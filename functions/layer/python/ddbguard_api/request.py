@@ -18,7 +18,6 @@ from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
 
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
-_NOT_FOUND_BY_PARAMETER = {"accountId": "account_not_found", "orderId": "order_not_found", "holdId": "hold_not_found"}
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
 Body = TypeVar("Body", bound=BaseModel | None)
@@ -51,6 +50,8 @@ class RouteSpec(Protocol):
 
     @property
     def idempotency(self) -> str: ...
+
+    def not_found_code(self, parameter: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -94,15 +95,9 @@ def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> s
 
 
 def not_found_code(route: RouteSpec, parameter: str) -> str:
-    """A malformed id names nothing: answer what the route answers for an absent one of that kind.
-
-    The ledger routes address the account's ledger (`ledger_not_found`), except opening it,
-    which needs the account itself (`account_not_found`).
-    """
-    if parameter == "accountId" and "/ledger" in route.path:
-        opens_ledger = route.method == "POST" and route.path.endswith("/ledger")
-        return "account_not_found" if opens_ledger else "ledger_not_found"
-    return _NOT_FOUND_BY_PARAMETER.get(parameter, "not_found")
+    """A malformed id names nothing: answer what the route answers for an absent one of that kind (the route
+    table says which code that is)."""
+    return route.not_found_code(parameter)
 
 
 def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Accounts: the account entity (`ddbguard.entities.accounts`) plus its own rules.
+"""Accounts: the account entity (`ddbguard.domain.entities.accounts`) plus its own rules.
 
 The generic operations (`ddbguard.guards.entity_operations`) give the guarantees: email and
 username unique through lock items in the account's own transaction, the owner check and the
@@ -19,8 +19,8 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
+from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.normalize import clean_display_name
-from ddbguard.entities.accounts import ACCOUNT
 from ddbguard.errors import BalanceNotZero
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.request_identity import RequestIdentity

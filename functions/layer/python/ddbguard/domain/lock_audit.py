@@ -1,65 +1,72 @@
-"""The lock audit: every lock has one live owner whose current value it equals, and no account lacks its locks.
+"""The lock audit: every lock has one live owner whose current value it equals, and no owner lacks its locks.
 
-Normal writes keep this true by construction (locks change only in the account's own
-transaction); the audit is the safety net for anything that bypassed them (a manual edit, a
-restore, a bug). It reads lock items (`UNIQ#...`) and account items with a filtered Scan, the
-only way to see every lock, and reports:
+It covers every declared entity (`ddbguard.guards.entity`) and every unique field each declares.
+Normal writes keep this true by construction (locks change only in the owner's own transaction);
+the audit is the safety net for anything that bypassed them (a manual edit, a restore, a bug). It
+reads lock items (`UNIQ#...`) and the items of every entity with unique fields with a filtered
+Scan, the only way to see every lock, and reports:
 
-- `orphan_lock`: the lock's owner account is gone, or its current value is not the lock's value;
-- `missing_lock`: an account's value has no lock at all;
-- `lock_held_by_other`: an account's value is locked by another account (two accounts claim one
-  value; a person must decide, so this is never repaired);
-- `missing_value`: an account without an email or username (never repaired either).
+- `orphan_lock`: the lock's owner item is gone, or its current value is not the lock's value;
+- `missing_lock`: an item's value has no lock at all;
+- `lock_held_by_other`: an item's value is locked by another item (two owners claim one value;
+  a person must decide, so this is never repaired);
+- `missing_value`: an item without one of its unique values (never repaired either).
 
 A Scan is not a snapshot, so a write racing it can look broken: every finding is confirmed with
 consistent point reads before it is reported. Repairs are conditional transactions that hold
 only while the problem still exists: an orphan lock is deleted only if its owner is still the
-same and that owner still lacks the value (ConditionCheck on the account in the same
-transaction); a missing lock is put only if nobody holds it and the account still has the value.
-A repair whose condition fails changed nothing and stays reported as unrepaired.
+same and that owner still lacks the value (ConditionCheck on the owner in the same transaction);
+a missing lock is put only if nobody holds it and the item still has the value. A repair whose
+condition fails changed nothing and stays reported as unrepaired. A lock of a kind no entity
+declares is not judged (it belongs to no rule this process knows).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import reduce
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.domain.accounts import UNIQUE_FIELDS, owner_of
 from ddbguard.guards import uniqueness
+from ddbguard.guards.entity import Entity, Unique, declared_entities, entity_of_lock
 from ddbguard.guards.uniqueness import ProtectedValue
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.schema import LOCK_OWNER as OWNER
 from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
-from ddbguard.store.shapes import Action, Item
+from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
 
 ORPHAN_LOCK = "orphan_lock"
 MISSING_LOCK = "missing_lock"
 LOCK_HELD_BY_OTHER = "lock_held_by_other"
 MISSING_VALUE = "missing_value"
-_FIELD_BY_KIND = {kind: name for name, kind in UNIQUE_FIELDS.items()}
-_ACCOUNT_SORT = keys.account_key("-")[SORT_KEY]
 
 
 @dataclass(frozen=True)
 class Finding:
     problem: str
     lock: str | None  # the lock's partition key
-    account_id: str | None
+    owner_id: str | None  # the owner item's id (an account's accountId)
     field: str
     value: str | None
     detail: str
     repaired: bool = False
+    entity: str = "account"  # the owner's item kind
+    owner: str | None = None  # the owner item's partition key, when known
 
 
 @dataclass
 class AuditReport:
     locks_scanned: int = 0
-    accounts_scanned: int = 0
+    scanned_by_kind: dict[str, int] = field(default_factory=dict)  # item kind -> items of it scanned
     findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def accounts_scanned(self) -> int:
+        return self.scanned_by_kind.get("account", 0)
 
     @property
     def unrepaired(self) -> list[Finding]:
@@ -76,6 +83,7 @@ class AuditReport:
         return {
             "locksScanned": self.locks_scanned,
             "accountsScanned": self.accounts_scanned,
+            "itemsScanned": dict(self.scanned_by_kind),
             "findings": len(self.findings),
             "repaired": len(self.findings) - len(self.unrepaired),
             "unrepaired": len(self.unrepaired),
@@ -83,34 +91,26 @@ class AuditReport:
         }
 
 
+Owners = list[tuple[Entity, Item]]  # a page's owner items, each with its entity
+
+
+def audited_entities(entities: Sequence[Entity] | None = None) -> tuple[Entity, ...]:
+    """The entities the audit checks: the given ones, or every declared entity with unique fields."""
+    return tuple(entity for entity in (entities or declared_entities()) if entity.unique)
+
+
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _pages_of_locks_and_accounts() -> Iterator[list[Item]]:
-    """Every lock and account item, one Scan page at a time (filtered on the key prefixes, consistent)."""
-    condition = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX) | (
-        Attr(PARTITION_KEY).begins_with(keys.ACCOUNT_PREFIX) & Attr(SORT_KEY).eq(_ACCOUNT_SORT)
-    )
+def _pages_of_locks_and_owners(entities: Sequence[Entity]) -> Iterator[list[Item]]:
+    """Every lock and every audited entity's item, one Scan page at a time (filtered on key prefixes, consistent)."""
+    owners = [Attr(PARTITION_KEY).begins_with(e.prefix) & Attr(SORT_KEY).eq(e.sort) for e in entities]
+    condition = reduce(lambda left, right: left | right, owners, Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX))
     return reads.scan_pages(condition)
 
 
 def _by_partition(found: list[Item]) -> dict[str, Item]:
     return {item[PARTITION_KEY]: item for item in found}
-
-
-def _counterparts(locks: list[Item], accounts: list[Item]) -> tuple[dict[str, Item], dict[str, Item]]:
-    """The page's locks' owner accounts and its accounts' locks, read by key (BatchGetItem): what a lock
-    or an account is judged against, without holding the whole table in memory."""
-    owner_ids = {owner_id for lock in locks if (owner_id := _account_id(lock.get(OWNER)))}
-    owners = _by_partition(reads.get_items([keys.account_key(owner_id) for owner_id in sorted(owner_ids)]))
-    lock_keys = {
-        keys.lock_key(kind, value)["PK"]: keys.lock_key(kind, value)
-        for account in accounts
-        for name, kind in UNIQUE_FIELDS.items()
-        if isinstance(value := account.get(name), str)
-    }
-    held = _by_partition(reads.get_items(list(lock_keys.values())))
-    return owners, held
 
 
 def _lock_parts(partition: str) -> tuple[str, str]:
@@ -119,9 +119,28 @@ def _lock_parts(partition: str) -> tuple[str, str]:
     return kind, value
 
 
-def _account_id(owner: Any) -> str | None:
-    if isinstance(owner, str) and owner.startswith(keys.ACCOUNT_PREFIX):
-        return owner[len(keys.ACCOUNT_PREFIX) :]
+def _lock_rule(lock: Item) -> tuple[Entity, Unique] | None:
+    return entity_of_lock(_lock_parts(lock[PARTITION_KEY])[0])
+
+
+def _owner_key_of(lock: Item) -> Key | None:
+    """The key of the item a lock names as its owner, if the owner is of the lock's entity."""
+    rule, owner = _lock_rule(lock), lock.get(OWNER)
+    if rule is None or not isinstance(owner, str) or not owner.startswith(rule[0].prefix):
+        return None
+    return rule[0].key_of_partition(owner)
+
+
+def _entity_of_item(item: Item, entities: Sequence[Entity]) -> Entity | None:
+    partition, sort = str(item[PARTITION_KEY]), item.get(SORT_KEY)
+    return next((e for e in entities if partition.startswith(e.prefix) and sort == e.sort), None)
+
+
+def _id_of(entity: Entity, item: Item | None, partition: Any) -> str | None:
+    if item is not None and isinstance(item.get(entity.id_field), str):
+        return str(item[entity.id_field])
+    if isinstance(partition, str) and partition.startswith(entity.prefix):
+        return partition[len(entity.prefix) :].rsplit("#", 1)[-1]
     return None
 
 
@@ -129,41 +148,86 @@ def _is_lock(item: dict[str, Any]) -> bool:
     return item[PARTITION_KEY].startswith(keys.LOCK_PREFIX) and item[SORT_KEY] == keys.LOCK_SORT
 
 
+def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], dict[str, Item]]:
+    """The page's locks' owner items and its items' locks, read by key (BatchGetItem): what a lock or an
+    item is judged against, without holding the whole table in memory."""
+    owner_keys = {key["PK"]: key for lock in locks if (key := _owner_key_of(lock))}
+    found_owners = _by_partition(reads.get_items([owner_keys[pk] for pk in sorted(owner_keys)]))
+    lock_keys = {
+        value.key["PK"]: value.key for entity, item in owners for value in uniqueness.protected_values(entity, item)
+    }
+    held = _by_partition(reads.get_items(list(lock_keys.values())))
+    return found_owners, held
+
+
 # --- judging ----------------------------------------------------------------------------------
 
 
-def _judge_lock(lock: dict[str, Any], account: dict[str, Any] | None) -> Finding | None:
+def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Finding | None:
     partition = lock[PARTITION_KEY]
-    kind, value = _lock_parts(partition)
-    name = _FIELD_BY_KIND.get(kind)
-    if name is None:
-        return None  # another entity's lock: not the account audit's business
-    account_id = _account_id(lock.get(OWNER))
-    if account is None:
-        return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner {lock.get(OWNER)!r} does not exist")
-    if account.get(name) != value:
+    rule = _lock_rule(lock)
+    if rule is None:
+        return None  # a lock kind no entity declares: no rule to judge it by
+    entity, unique = rule
+    _, value = _lock_parts(partition)
+    owner = lock.get(OWNER)
+    owner_id = _id_of(entity, owner_item, owner)
+    name = unique.field
+    where = {"entity": entity.kind, "owner": owner if isinstance(owner, str) else None}
+    if owner_item is None:
+        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, f"owner {owner!r} does not exist", **where)
+    if owner_item.get(name) != value:
         # The detail names no value: findings are logged, and values are personal data (`value` carries it).
-        return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner's {name} is now another value")
+        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, f"owner's {name} is now another value", **where)
     return None
 
 
-def _judge_account(account: dict[str, Any], locks: dict[str, dict[str, Any]]) -> list[Finding]:
-    account_id = str(account.get("accountId") or _account_id(account[PARTITION_KEY]))
+def _judge_owner(entity: Entity, item: dict[str, Any], locks: dict[str, dict[str, Any]]) -> list[Finding]:
+    owner = str(item[PARTITION_KEY])
+    owner_id = _id_of(entity, item, owner)
+    where = {"entity": entity.kind, "owner": owner}
     findings = []
-    for name, kind in UNIQUE_FIELDS.items():
-        value = account.get(name)
+    for unique in entity.unique:
+        name, value = unique.field, item.get(unique.field)
         if not isinstance(value, str):
-            findings.append(Finding(MISSING_VALUE, None, account_id, name, None, f"account has no {name}"))
+            findings.append(Finding(MISSING_VALUE, None, owner_id, name, None, f"{entity.kind} has no {name}", **where))
             continue
-        partition = keys.lock_key(kind, value)[PARTITION_KEY]
+        partition = keys.lock_key(unique.lock_kind, value)[PARTITION_KEY]
         lock = locks.get(partition)
         if lock is None:
-            findings.append(Finding(MISSING_LOCK, partition, account_id, name, value, f"no lock for its {name}"))
-        elif lock.get(OWNER) != owner_of(account_id):
-            findings.append(
-                Finding(LOCK_HELD_BY_OTHER, partition, account_id, name, value, f"lock owned by {lock.get(OWNER)!r}")
-            )
+            findings.append(Finding(MISSING_LOCK, partition, owner_id, name, value, f"no lock for its {name}", **where))
+        elif lock.get(OWNER) != owner:
+            detail = f"lock owned by {lock.get(OWNER)!r}"
+            findings.append(Finding(LOCK_HELD_BY_OTHER, partition, owner_id, name, value, detail, **where))
     return findings
+
+
+def judge_page(page: list[Item], entities: Sequence[Entity]) -> tuple[list[Item], Owners, list[Finding]]:
+    """One Scan page judged: (its locks, its owner items by entity, candidate findings still to be confirmed)."""
+    locks = [item for item in page if _is_lock(item)]
+    owners = [(entity, item) for item in page if (entity := _entity_of_item(item, entities)) is not None]
+    if not locks and not owners:
+        return locks, owners, []
+    found_owners, held = _counterparts(locks, owners)
+    candidates = [f for lock in locks if (f := _judge_lock(lock, found_owners.get(str(lock.get(OWNER)))))]
+    for entity, item in owners:
+        candidates += _judge_owner(entity, item, held)
+    return locks, owners, candidates
+
+
+def _declared(kind: str) -> Entity | None:
+    return next((e for e in declared_entities() if e.kind == kind), None)
+
+
+def _owner_key(finding: Finding) -> Key | None:
+    entity = _declared(finding.entity)
+    if entity is None:
+        return None
+    if finding.owner is not None:
+        return entity.key_of_partition(finding.owner)
+    if finding.owner_id is None or entity.owner_scoped:
+        return None
+    return entity.key(finding.owner_id)
 
 
 def _still_broken(finding: Finding) -> Finding | None:
@@ -172,19 +236,21 @@ def _still_broken(finding: Finding) -> Finding | None:
         lock = reads.get_item(keys.lock_key(*_lock_parts(finding.lock)))
         if lock is None:
             return None
-        owner_id = _account_id(lock.get(OWNER))
-        return _judge_lock(lock, reads.get_item(keys.account_key(owner_id)) if owner_id else None)
-    if finding.account_id is None:
+        owner_key = _owner_key_of(lock)
+        return _judge_lock(lock, reads.get_item(owner_key) if owner_key else None)
+    owner_key = _owner_key(finding)
+    if owner_key is None:
         return finding
-    account = reads.get_item(keys.account_key(finding.account_id))
-    if account is None:
-        return None  # the account is gone: any lock it left is judged on its own
+    item = reads.get_item(owner_key)
+    entity = _entity_of_item(item, declared_entities()) if item is not None else None
+    if item is None or entity is None:
+        return None  # the owner is gone: any lock it left is judged on its own
     locks = {}
     if finding.value is not None:
-        lock = reads.get_item(keys.lock_key(UNIQUE_FIELDS[finding.field], finding.value))
+        lock = reads.get_item(keys.lock_key(entity.unique_field(finding.field).lock_kind, finding.value))
         if lock is not None:
             locks[lock[PARTITION_KEY]] = lock
-    return next((f for f in _judge_account(account, locks) if f.field == finding.field), None)
+    return next((f for f in _judge_owner(entity, item, locks) if f.field == finding.field), None)
 
 
 # --- repairing --------------------------------------------------------------------------------
@@ -205,20 +271,22 @@ def _repair_orphan(finding: Finding) -> bool:
     owner = lock.get(OWNER)
     same_owner = Attr(OWNER).not_exists() if owner is None else Attr(OWNER).eq(owner)
     actions = [writes.delete(lock_key, Attr(PARTITION_KEY).exists() & same_owner)]
-    owner_id = _account_id(owner)
-    if owner_id is not None:
-        actions.append(writes.condition_check(keys.account_key(owner_id), _no_longer_has(finding.field, finding.value)))
+    owner_key = _owner_key_of(lock)
+    if owner_key is not None:
+        actions.append(writes.condition_check(owner_key, _no_longer_has(finding.field, finding.value)))
     return _repaired(actions)
 
 
 def _repair_missing(finding: Finding) -> bool:
-    if finding.account_id is None or finding.value is None:
+    owner_key = _owner_key(finding)
+    entity = _declared(finding.entity)
+    if owner_key is None or entity is None or finding.value is None:
         return False
-    protected = ProtectedValue(finding.field, UNIQUE_FIELDS[finding.field], finding.value)
+    protected = ProtectedValue(finding.field, entity.unique_field(finding.field).lock_kind, finding.value)
     still_has_value = Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
     actions = [
-        writes.condition_check(keys.account_key(finding.account_id), still_has_value),
-        *uniqueness.reserve_unique_values(owner_of(finding.account_id), [protected]),
+        writes.condition_check(owner_key, still_has_value),
+        *uniqueness.reserve_unique_values(owner_key["PK"], [protected]),
     ]
     return _repaired(actions)
 
@@ -237,30 +305,25 @@ def _repair(finding: Finding) -> bool:
         return _repair_orphan(finding)
     if finding.problem == MISSING_LOCK:
         return _repair_missing(finding)
-    return False  # two claimants or a value-less account: a person decides
+    return False  # two claimants or a value-less owner: a person decides
 
 
 # --- the audit --------------------------------------------------------------------------------
 
 
-def audit_locks(*, repair: bool = False) -> AuditReport:
-    """Find (and with `repair=True`, safely fix) broken uniqueness locks of accounts.
+def audit_locks(*, repair: bool = False, entities: Sequence[Entity] | None = None) -> AuditReport:
+    """Find (and with `repair=True`, safely fix) broken uniqueness locks of every audited entity.
 
-    Page by page: each Scan page's locks are judged against their owners and its accounts against
-    their locks, both read by key, so memory stays flat however big the table (findings aside).
+    Page by page: each Scan page's locks are judged against their owners and its items against their
+    locks, both read by key, so memory stays flat however big the table (findings aside).
     """
+    audited = audited_entities(entities)
     report = AuditReport()
-    for page in _pages_of_locks_and_accounts():
-        locks = [item for item in page if _is_lock(item)]
-        accounts = [item for item in page if item[PARTITION_KEY].startswith(keys.ACCOUNT_PREFIX)]
+    for page in _pages_of_locks_and_owners(audited):
+        locks, owners, candidates = judge_page(page, audited)
         report.locks_scanned += len(locks)
-        report.accounts_scanned += len(accounts)
-        if not locks and not accounts:
-            continue
-        owners, held = _counterparts(locks, accounts)
-        candidates = [f for lock in locks if (f := _judge_lock(lock, owners.get(str(lock.get(OWNER)))))]
-        for account in accounts:
-            candidates += _judge_account(account, held)
+        for entity, _ in owners:
+            report.scanned_by_kind[entity.kind] = report.scanned_by_kind.get(entity.kind, 0) + 1
         for candidate in candidates:
             confirmed = _still_broken(candidate)
             if confirmed is None:

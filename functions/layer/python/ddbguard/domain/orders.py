@@ -29,8 +29,8 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain import order_status
+from ddbguard.domain.entities.orders import ORDER
 from ddbguard.domain.projections import public_order
-from ddbguard.entities.orders import ORDER
 from ddbguard.errors import DomainError, FieldError, InvalidInput, InvalidTransition, NotFound
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards import money, replays, versioning

@@ -33,7 +33,8 @@ class Pseudonyms:
         return {
             "problem": finding.problem,
             "field": finding.field,
-            "accountId": finding.account_id,
+            "entity": finding.entity,
+            "ownerId": finding.owner_id,
             "lock": self.lock_partition(finding.lock) if finding.lock else None,
             "valueTag": self.tag(finding.value) if finding.value is not None else None,
             "detail": finding.detail,
