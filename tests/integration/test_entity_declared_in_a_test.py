@@ -1,0 +1,150 @@
+"""An entity declared here, in the test file, gets the guards with no other edit, against DynamoDB Local.
+
+`GADGET` is owner-scoped and versioned, with one case-insensitive unique code (`sku`). Through the generic
+operations it is created, read, updated and deleted with every guarantee the built-in entities have; real
+threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ddbguard.domain import lock_audit
+from ddbguard.domain.normalize import CODE
+from ddbguard.errors import DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.guards import entity_operations as operations
+from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
+from ddbguard.guards.request_identity import RequestIdentity
+from local.table import ensure_table
+
+GADGET = Entity(
+    kind="gadget",
+    prefix="GADGET#",
+    sort="GADGET",
+    id_field="gadgetId",
+    public=("gadgetId", "sku", "name", "version", "createdAt", "updatedAt"),
+    not_found="gadget_not_found",
+    ids=OWNER_SCOPED_IDS,
+    unique=(Unique("sku", CODE, lock="GADGET_SKU"),),
+)
+RACERS = 20
+
+
+@pytest.fixture
+def table(dynamodb_local, raw_client, monkeypatch, uid):
+    """A table of its own: the lock audit scans all of it."""
+    name = f"ddbguard-gadgets-{uid}"
+    ensure_table(raw_client, name)
+    monkeypatch.setenv("TABLE_NAME", name)
+    yield name
+    raw_client.delete_table(TableName=name)
+
+
+def sku_locks(raw_client, table: str) -> dict[str, str]:
+    """Every GADGET_SKU lock in the table: value -> owner."""
+    items = raw_client.scan(TableName=table, ConsistentRead=True)["Items"]
+    prefix = "UNIQ#GADGET_SKU#"
+    return {i["PK"]["S"][len(prefix) :]: i["owner"]["S"] for i in items if i["PK"]["S"].startswith(prefix)}
+
+
+def race(count: int, attempt) -> list[object]:
+    start = threading.Barrier(count)
+
+    def run(n: int) -> object:
+        start.wait()
+        try:
+            return attempt(n)
+        except DomainError as refused:
+            return refused
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(run, range(count)))
+
+
+def test_create_get_update_delete_through_the_generic_operations(table, raw_client, uid):
+    created = operations.create(GADGET, "alice", {"sku": "  Widget-1 ", "name": "Widget"})
+    gadget_id = created["gadgetId"]
+    assert (created["sku"], created["name"], created["version"]) == ("widget-1", "Widget", 0)
+    assert operations.get(GADGET, gadget_id, "alice") == created
+    owner = GADGET.partition(gadget_id, "alice")
+    assert sku_locks(raw_client, table) == {"widget-1": owner}
+
+    with pytest.raises(NotFound) as absent:  # not yours answers like absent
+        operations.get(GADGET, gadget_id, "bob")
+    assert absent.value.code == "gadget_not_found"
+    with pytest.raises(UniqueViolation) as taken:
+        operations.create(GADGET, "bob", {"sku": "WIDGET-1", "name": "Copy"})
+    assert taken.value.fields == ["sku"]
+
+    renamed = operations.update(GADGET, gadget_id, "alice", 0, {"name": "Gizmo", "sku": None})
+    assert (renamed["name"], renamed["version"]) == ("Gizmo", 1)
+    with pytest.raises(VersionConflict) as stale:  # 412 with the item as it is now
+        operations.update(GADGET, gadget_id, "alice", 0, {"sku": "widget-2"})
+    assert stale.value.current == renamed
+    key = RequestIdentity("alice", "PATCH /gadgets/{gadgetId}", f"k-{uid}", fingerprint="fp")
+    moved = operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key)
+    assert operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key) == moved  # a replay
+    assert (moved["sku"], moved["version"]) == ("widget-2", 2)
+    assert sku_locks(raw_client, table) == {"widget-2": owner}  # the old value's lock went in the same write
+    with pytest.raises(NotFound):
+        operations.delete(GADGET, gadget_id, "bob", 2)
+
+    operations.delete(GADGET, gadget_id, "alice", 2)
+    assert sku_locks(raw_client, table) == {}
+    with pytest.raises(NotFound):
+        operations.get(GADGET, gadget_id, "alice")
+
+
+def test_twenty_creates_of_one_value_one_winner_and_nineteen_409s_naming_the_field(table, raw_client, uid):
+    spellings = ["Gear-7", "gear-7", "GEAR-7", " gear-7 "]
+    outcomes = race(
+        RACERS, lambda n: operations.create(GADGET, f"owner-{n}", {"sku": spellings[n % 4], "name": f"g{n}"})
+    )
+    winners = [o for o in outcomes if isinstance(o, dict)]
+    losers = [o for o in outcomes if isinstance(o, UniqueViolation)]
+    assert len(winners) == 1 and len(losers) == RACERS - 1, outcomes
+    assert all(loser.fields == ["sku"] for loser in losers)
+    winner = winners[0]
+    owner_sub = next(f"owner-{n}" for n, o in enumerate(outcomes) if o is winner)
+    assert sku_locks(raw_client, table) == {"gear-7": GADGET.partition(winner["gadgetId"], owner_sub)}
+
+
+def test_twenty_swaps_at_one_etag_one_winner_and_the_locks_stay_consistent(table, raw_client, uid):
+    gadget = operations.create(GADGET, "alice", {"sku": "start", "name": "Racer"})
+    gadget_id = gadget["gadgetId"]
+    outcomes = race(RACERS, lambda n: operations.update(GADGET, gadget_id, "alice", 0, {"sku": f"next-{n}"}))
+    winners = [o for o in outcomes if isinstance(o, dict)]
+    assert len(winners) == 1, outcomes
+    assert all(isinstance(o, VersionConflict) for o in outcomes if o is not winners[0])
+    stored = operations.get(GADGET, gadget_id, "alice")
+    assert stored == winners[0] and stored["version"] == 1
+    # Exactly the winner's value is locked, by the gadget: no lock of a loser's value, none of the old one.
+    assert sku_locks(raw_client, table) == {stored["sku"]: GADGET.partition(gadget_id, "alice")}
+    assert lock_audit.audit_locks(entities=[GADGET]).findings == []
+
+
+def test_the_lock_audit_finds_and_repairs_an_orphan_lock_of_its_kind(table, raw_client, uid):
+    healthy = operations.create(GADGET, "alice", {"sku": "kept", "name": "Kept"})
+    ghost_owner = GADGET.partition("ghost", "alice")
+    raw_client.put_item(
+        TableName=table,
+        Item={"PK": {"S": "UNIQ#GADGET_SKU#orphan"}, "SK": {"S": "LOCK"}, "owner": {"S": ghost_owner}},
+    )
+    # No entity list given: the audit checks every declared entity, this one included.
+    found = lock_audit.audit_locks()
+    assert [(f.problem, f.entity, f.field, f.value) for f in found.findings] == [
+        (lock_audit.ORPHAN_LOCK, "gadget", "sku", "orphan")
+    ]
+    assert found.scanned_by_kind == {"gadget": 1}
+    repaired = lock_audit.audit_locks(repair=True)
+    assert repaired.clean and all(f.repaired for f in repaired.findings)
+    assert sku_locks(raw_client, table) == {"kept": GADGET.partition(healthy["gadgetId"], "alice")}
+
+    # And a missing one is put back, owned by the gadget.
+    raw_client.delete_item(TableName=table, Key={"PK": {"S": "UNIQ#GADGET_SKU#kept"}, "SK": {"S": "LOCK"}})
+    restored = lock_audit.audit_locks(repair=True)
+    assert [(f.problem, f.field, f.repaired) for f in restored.findings] == [(lock_audit.MISSING_LOCK, "sku", True)]
+    assert sku_locks(raw_client, table) == {"kept": GADGET.partition(healthy["gadgetId"], "alice")}
