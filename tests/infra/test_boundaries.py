@@ -8,18 +8,14 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INFRA_SOURCES = [*sorted((REPO_ROOT / "infra").rglob("*.py")), REPO_ROOT / "app.py"]
+# The runtime: the route table, the local tools, the layer's packages and every handler folder (found, not listed,
+# so a new resource's folder is covered with no edit here).
 RUNTIME_PACKAGES = (
     "routes",
     "functions",
-    "ddbguard",
-    "ddbguard_api",
     "local",
-    "accounts",
-    "ledger",
-    "orders",
-    "transfers",
-    "health",
-    "audit",
+    *sorted(p.name for p in (REPO_ROOT / "functions" / "layer" / "python").iterdir() if (p / "__init__.py").exists()),
+    *sorted(p.name for p in (REPO_ROOT / "functions").iterdir() if (p / "__init__.py").exists()),
 )
 
 

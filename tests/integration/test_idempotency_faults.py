@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pytest
 
 import local.server as server
+import routes
 from ddbguard.store import keys
 from local.lambda_context import LambdaContext
 from tests.support.faults import (
@@ -157,7 +158,7 @@ class Money:
         raise AssertionError(route)
 
 
-MONEY_ROUTES = ["deposit", "withdraw", "place_hold", "capture_hold", "release_hold", "create_transfer", "pay_order"]
+MONEY_ROUTES = [route.operation for route in routes.ROUTES if route.moves_money]
 
 
 def _send(api, trial: Trial, key: str):

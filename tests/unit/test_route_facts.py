@@ -1,0 +1,65 @@
+"""Every per-route fact lives in the route table: no other module keeps its own list of operations.
+
+A dict, set, list or tuple literal naming three or more operations (as keys or elements) outside
+functions/routes.py is a second table that a new route would have to be added to by hand; the consumers
+(OpenAPI, request parsing, the demo, the tests over every route) read `routes.ROUTES` instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import routes
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIPPED = {".venv", "node_modules", "cdk.out", ".local", ".git"}
+OPERATIONS = {route.operation for route in routes.ROUTES}
+
+
+def _sources() -> list[Path]:
+    return [
+        path
+        for path in sorted(ROOT.rglob("*.py"))
+        if not SKIPPED & set(path.relative_to(ROOT).parts) and path != ROOT / "functions" / "routes.py"
+    ]
+
+
+def _operations_named(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Dict):
+        elements = [key for key in node.keys if key is not None]
+    elif isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+        elements = list(node.elts)
+    else:
+        return set()
+    return {e.value for e in elements if isinstance(e, ast.Constant) and e.value in OPERATIONS}
+
+
+def operation_tables(path: Path) -> list[tuple[int, set[str]]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return [(node.lineno, named) for node in ast.walk(tree) if len(named := _operations_named(node)) >= 3]
+
+
+def test_no_module_outside_the_route_table_keeps_a_list_of_operations():
+    found = {str(path.relative_to(ROOT)): tables for path in _sources() if (tables := operation_tables(path))}
+    assert found == {}
+
+
+def test_the_check_sees_a_table_of_operations(tmp_path):
+    """Not vacuous: a module with such a table is caught."""
+    planted = tmp_path / "planted.py"
+    names = sorted(OPERATIONS)[:3]
+    planted.write_text(f"CODES = {dict.fromkeys(names, 1)!r}\n")
+    assert operation_tables(planted) == [(1, set(names))]
+    assert len(_sources()) > 100
+
+
+def test_every_route_states_its_facts():
+    for route in routes.ROUTES:
+        assert route.reply and route.walkthrough is not None, route.key
+        assert (route.status == 204) == (route.response is None), route.key
+        assert route.location is None or route.status == 201, route.key
+        for parameter in route.path_parameters:
+            assert route.not_found_code(parameter) != "not_found", (route.key, parameter)
+    steps = [route.walkthrough.step for route in routes.ROUTES if route.walkthrough]
+    assert sorted(steps) == list(range(1, len(routes.ROUTES) + 1))
