@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import reduce
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
@@ -104,8 +103,9 @@ def audited_entities(entities: Sequence[Entity] | None = None) -> tuple[Entity, 
 
 def _pages_of_locks_and_owners(entities: Sequence[Entity]) -> Iterator[list[Item]]:
     """Every lock and every audited entity's item, one Scan page at a time (filtered on key prefixes, consistent)."""
-    owners = [Attr(PARTITION_KEY).begins_with(e.prefix) & Attr(SORT_KEY).eq(e.sort) for e in entities]
-    condition = reduce(lambda left, right: left | right, owners, Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX))
+    condition: ConditionBase = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX)
+    for entity in entities:
+        condition = condition | (Attr(PARTITION_KEY).begins_with(entity.prefix) & Attr(SORT_KEY).eq(entity.sort))
     return reads.scan_pages(condition)
 
 
@@ -171,34 +171,40 @@ def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Find
     entity, unique = rule
     _, value = _lock_parts(partition)
     owner = lock.get(OWNER)
-    owner_id = _id_of(entity, owner_item, owner)
     name = unique.field
-    where = {"entity": entity.kind, "owner": owner if isinstance(owner, str) else None}
+
+    def orphan(detail: str) -> Finding:
+        owner_partition = owner if isinstance(owner, str) else None
+        owner_id = _id_of(entity, owner_item, owner)
+        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, detail, entity=entity.kind, owner=owner_partition)
+
     if owner_item is None:
-        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, f"owner {owner!r} does not exist", **where)
+        return orphan(f"owner {owner!r} does not exist")
     if owner_item.get(name) != value:
         # The detail names no value: findings are logged, and values are personal data (`value` carries it).
-        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, f"owner's {name} is now another value", **where)
+        return orphan(f"owner's {name} is now another value")
     return None
 
 
 def _judge_owner(entity: Entity, item: dict[str, Any], locks: dict[str, dict[str, Any]]) -> list[Finding]:
     owner = str(item[PARTITION_KEY])
     owner_id = _id_of(entity, item, owner)
-    where = {"entity": entity.kind, "owner": owner}
+
+    def found(problem: str, lock: str | None, name: str, value: str | None, detail: str) -> Finding:
+        return Finding(problem, lock, owner_id, name, value, detail, entity=entity.kind, owner=owner)
+
     findings = []
     for unique in entity.unique:
         name, value = unique.field, item.get(unique.field)
         if not isinstance(value, str):
-            findings.append(Finding(MISSING_VALUE, None, owner_id, name, None, f"{entity.kind} has no {name}", **where))
+            findings.append(found(MISSING_VALUE, None, name, None, f"{entity.kind} has no {name}"))
             continue
         partition = keys.lock_key(unique.lock_kind, value)[PARTITION_KEY]
         lock = locks.get(partition)
         if lock is None:
-            findings.append(Finding(MISSING_LOCK, partition, owner_id, name, value, f"no lock for its {name}", **where))
+            findings.append(found(MISSING_LOCK, partition, name, value, f"no lock for its {name}"))
         elif lock.get(OWNER) != owner:
-            detail = f"lock owned by {lock.get(OWNER)!r}"
-            findings.append(Finding(LOCK_HELD_BY_OTHER, partition, owner_id, name, value, detail, **where))
+            findings.append(found(LOCK_HELD_BY_OTHER, partition, name, value, f"lock owned by {lock.get(OWNER)!r}"))
     return findings
 
 
