@@ -20,13 +20,10 @@ from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
 from ddbguard.guards.request_identity import RequestIdentity
 from local.table import ensure_table
 
+# GADGET#<owner tag>#<gadgetId> / GADGET, 404 gadget_not_found: the kind's defaults.
 GADGET = Entity(
-    kind="gadget",
-    prefix="GADGET#",
-    sort="GADGET",
-    id_field="gadgetId",
-    public=("gadgetId", "sku", "name", "version", "createdAt", "updatedAt"),
-    not_found="gadget_not_found",
+    "gadget",
+    ("gadgetId", "sku", "name", "version", "createdAt", "updatedAt"),
     ids=OWNER_SCOPED_IDS,
     unique=(Unique("sku", CODE, lock="GADGET_SKU"),),
 )

@@ -78,12 +78,15 @@ _LOCK_KINDS: dict[str, tuple[str, str]] = {}  # lock kind -> (item kind, field)
 
 @dataclass(frozen=True)
 class Entity:
+    """Empty `prefix`, `sort`, `id_field` and `not_found` follow from the kind: `product` -> `PRODUCT#`,
+    `PRODUCT`, `productId`, `product_not_found`."""
+
     kind: str  # the item's `kind` attribute, and the word for it in messages ("account")
-    prefix: str  # partition-key prefix ("ACCT#")
-    sort: str  # the item's sort key ("PROFILE")
-    id_field: str  # "accountId"
     public: tuple[str, ...]  # the fields clients see
-    not_found: str  # the 404 code ("account_not_found")
+    prefix: str = ""  # partition-key prefix ("ACCT#")
+    sort: str = ""  # the item's sort key ("PROFILE")
+    id_field: str = ""  # "accountId"
+    not_found: str = ""  # the 404 code ("account_not_found")
     ids: str = GLOBAL_IDS
     owner: str = OWNER_SUB  # the attribute holding the owner's `sub`
     versioned: bool = True
@@ -91,6 +94,15 @@ class Entity:
     owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
 
     def __post_init__(self) -> None:
+        defaults = {
+            "prefix": f"{self.kind.upper()}#",
+            "sort": self.kind.upper(),
+            "id_field": f"{self.kind}Id",
+            "not_found": f"{self.kind}_not_found",
+        }
+        for name, value in defaults.items():
+            if not getattr(self, name):
+                object.__setattr__(self, name, value)
         if self.ids not in (GLOBAL_IDS, OWNER_SCOPED_IDS):
             raise ValueError(f"{self.kind}: ids must be {GLOBAL_IDS!r} or {OWNER_SCOPED_IDS!r}")
         for unique in self.unique:

@@ -5,13 +5,12 @@ from ddbguard.domain.projections import ACCOUNT_FIELDS
 from ddbguard.guards.entity import Entity, Unique
 from ddbguard.store import keys
 
+# ACCT#<accountId> / PROFILE (the contract's keys, not the kind's defaults); 404 account_not_found.
 ACCOUNT = Entity(
-    kind="account",
+    "account",
+    ACCOUNT_FIELDS,
     prefix=keys.ACCOUNT_PREFIX,
     sort=keys.ACCOUNT_SORT,
-    id_field="accountId",
-    public=ACCOUNT_FIELDS,
-    not_found="account_not_found",
     unique=(Unique("email", EMAIL), Unique("username", HANDLE, lock="HANDLE")),
     owner_index=True,
 )

@@ -2,14 +2,6 @@
 
 from ddbguard.domain.projections import ORDER_FIELDS
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity
-from ddbguard.store import keys
 
-ORDER = Entity(
-    kind="order",
-    prefix=keys.ORDER_PREFIX,
-    sort=keys.ORDER_SORT,
-    id_field="orderId",
-    public=ORDER_FIELDS,
-    not_found="order_not_found",
-    ids=OWNER_SCOPED_IDS,
-)
+# ORDER#<owner tag>#<orderId> / ORDER; 404 order_not_found: the kind's defaults.
+ORDER = Entity("order", ORDER_FIELDS, ids=OWNER_SCOPED_IDS)
