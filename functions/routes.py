@@ -79,6 +79,9 @@ class Route:
     not_found: Mapping[str, str] = field(default_factory=dict, compare=False)  # path parameter -> 404 code
     problems: Problems = field(default_factory=dict, compare=False)
     walkthrough: Walkthrough | None = field(default=None, compare=False)
+    # The request's body and query models in ddbguard_api.models, by name (infra/ imports this table, not pydantic).
+    body: str | None = None
+    query: str | None = None
 
     @property
     def operation(self) -> str:
@@ -166,6 +169,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/accounts",
         "accounts.create_account",
+        body="CreateAccount",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
         access={"PutItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX, REQUEST_MARKERS)},
         entity=ACCOUNT,
@@ -180,6 +184,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/accounts",
         "accounts.list_accounts",
+        query="AccountListQuery",
         # One Query on the caller's owner index, one BatchGetItem of the listed accounts.
         access={"Query": (OWNER_INDEX,), "BatchGetItem": (ACCOUNTS,)},
         reply="The caller's accounts, newest first, one page.",
@@ -202,6 +207,7 @@ ROUTES: tuple[Route, ...] = (
         "PATCH",
         "/accounts/{accountId}",
         "accounts.update_account",
+        body="UpdateAccount",
         if_match=True,
         sample_body={"displayName": "Countess of Lovelace"},
         # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the
@@ -264,6 +270,7 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/accounts/{accountId}/ledger",
         "ledger.get_statement",
+        query="StatementQuery",
         access={"GetItem": (ACCOUNTS,), "Query": (ACCOUNTS,)},
         reply="The balance and one page of entries, newest first.",
         response="Statement",
@@ -276,6 +283,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/accounts/{accountId}/ledger/deposits",
         "ledger.deposit",
+        body="Amount",
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
@@ -290,6 +298,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/accounts/{accountId}/ledger/withdrawals",
         "ledger.withdraw",
+        body="Amount",
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
@@ -304,6 +313,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/accounts/{accountId}/ledger/holds",
         "ledger.place_hold",
+        body="Amount",
         moves_money=True,
         sample_body=_AMOUNT,
         access=_MOVES_MONEY,
@@ -350,6 +360,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/transfers",
         "transfers.create_transfer",
+        body="Transfer",
         moves_money=True,
         # Both balances' exact values come back in one BatchGetItem.
         access={"PutItem": (ACCOUNTS, REQUEST_MARKERS), "UpdateItem": (ACCOUNTS,), "BatchGetItem": (ACCOUNTS,)},
@@ -365,6 +376,7 @@ ROUTES: tuple[Route, ...] = (
         "POST",
         "/orders",
         "orders.create_order",
+        body="CreateOrder",
         sample_body={"accountId": _DEMO_ACCOUNT, "orderId": "ord-demo-0004", "items": _DEMO_ORDER_LINES},
         # The account must be the caller's (ConditionCheck) and the order new (Put), in one transaction.
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ORDERS, REQUEST_MARKERS)},
@@ -391,6 +403,7 @@ ROUTES: tuple[Route, ...] = (
         "PATCH",
         "/orders/{orderId}",
         "orders.update_order_status",
+        body="UpdateOrderStatus",
         if_match=True,
         sample_body={"status": "CANCELLED"},
         access={"UpdateItem": (ORDERS,)},

@@ -6,7 +6,7 @@ from ddbguard_api.models import StatementQuery
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
 
-endpoint = Endpoint(by_handler(__name__), query=StatementQuery)
+endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation

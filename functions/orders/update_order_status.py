@@ -6,7 +6,7 @@ from ddbguard_api.models import UpdateOrderStatus
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
 
-endpoint = Endpoint(by_handler(__name__), body=UpdateOrderStatus)
+endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation

@@ -6,7 +6,7 @@ from ddbguard_api.models import Transfer
 from ddbguard_api.replies import Reply, created
 from routes import by_handler
 
-endpoint = Endpoint(by_handler(__name__), body=Transfer)
+endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation

@@ -54,13 +54,20 @@ def _as_response(result: dict[str, Any]) -> Response:
     )
 
 
+def _model(name: str | None) -> type[BaseModel] | None:
+    from ddbguard_api import models
+
+    return None if name is None else getattr(models, name)
+
+
 class Endpoint:
     """Build with the route-table entry, register the operation, export `lambda_handler()`."""
 
     def __init__(self, route: RouteSpec, *, body: type[BaseModel] | None = None, query: type[BaseModel] | None = None):
         self.route = route
-        self.body_model = body
-        self.query_model = query
+        # The route table names the models; a handler may still pass them (tests, one-offs).
+        self.body_model = body or _model(route.body)
+        self.query_model = query or _model(route.query)
         self._operation: Operation | None = None
         self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
         resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
