@@ -94,7 +94,8 @@ SEED_STEPS: tuple[SeedStep, ...] = (
 NEEDS_SEED = "the demo world (`make run` seeds it; `make seed` creates it again)"
 
 
-# The demo ids a route's walk-through step may name (routes.Walkthrough.path).
+# The demo ids a route's walk-through step may name (routes.Walkthrough.path); any other value is an id as it is
+# (a client-chosen one, e.g. sent in the sample body of the route that creates it).
 DEMO_IDS: dict[str, str] = {
     "main account": MAIN_ACCOUNT,
     "peer account": PEER_ACCOUNT,
@@ -119,7 +120,7 @@ class EventTarget:
 
 
 def _target(step: routes.Walkthrough) -> EventTarget:
-    path = {name: DEMO_IDS[demo_id] for name, demo_id in step.path.items()}
+    path = {name: DEMO_IDS.get(demo_id, demo_id) for name, demo_id in step.path.items()}
     return EventTarget(path, step.query, step.if_match, step.needs or NEEDS_SEED, step.what)
 
 

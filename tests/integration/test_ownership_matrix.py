@@ -54,7 +54,23 @@ def world(api, uid) -> dict[str, str]:
         "bAccountId": b_account,
         "holdId": hold.json["holdId"],
         "orderId": f"order-{uid}",
+        **{entity.id_field: _created_by_a(api, entity, a, uid) for entity in OTHER_ENTITIES},
     }
+
+
+# Entities declared after accounts and orders: A gets one of each through its create route's sample body.
+OTHER_ENTITIES = [e for e in routes.ENTITIES if e.kind not in ("account", "order")]
+
+
+def _created_by_a(api, entity, a: str, uid: str) -> str:
+    create = next(r for r in routes.ROUTES if r.entity is entity and r.method == "POST" and not r.path_parameters)
+    body = dict(create.sample_body or {})
+    for name in [u.field for u in entity.unique] + [entity.id_field]:
+        if isinstance(body.get(name), str):
+            body[name] = f"{body[name]}-{uid}"  # unique per run
+    reply = api.post(create.path, body, sub=a)
+    assert reply.status == 201, (create.key, reply.json)
+    return reply.json[entity.id_field]
 
 
 def _request(route: routes.Route, ids: dict[str, str], world: dict[str, str], key: str) -> dict[str, Any]:
@@ -94,9 +110,12 @@ RESOURCE_ROUTES = [route for route in routes.ROUTES if route.path_parameters or 
 
 
 def test_every_route_answers_b_on_a_resource_as_on_a_free_id_and_changes_nothing(api, raw_client, world, uid):
-    real = {name: world[name] for name in ("accountId", "holdId", "orderId")}
+    names = ("accountId", "holdId", "orderId", *(e.id_field for e in OTHER_ENTITIES))
+    real = {name: world[name] for name in names}
     free = {"accountId": f"free-acct-{uid}", "holdId": f"free-hold-{uid}", "orderId": f"vacant-{uid}-o"}
-    needles = [uid, keys.owner_tag("order", world["a"])]
+    free.update({e.id_field: f"vacant-{e.kind}-{uid}" for e in OTHER_ENTITIES})
+    scoped = [e for e in routes.ENTITIES if e.owner_scoped]
+    needles = [uid, *(keys.owner_tag(e.kind, world["a"]) for e in scoped)]
     before = _items_of(raw_client, needles)
 
     answers = {}
