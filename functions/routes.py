@@ -153,6 +153,41 @@ _HOLD = {**_LEDGER, "holdId": "hold_not_found"}
 # Settling a hold first reads the hold and the request's marker together (one BatchGetItem).
 _SETTLES_A_HOLD: TableAccess = {**_MOVES_MONEY, "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS)}
 
+
+def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: Any) -> Route:
+    """A route served by its entity's generic operation (ddbguard_api.entity_endpoints, chosen by the method):
+    its table access, status, Location, reply and refusals follow from the declaration; `facts` add the rest
+    (body model, sample body, walk-through step) or override."""
+    items, locks, kind = entity.partition_pattern, entity.lock_patterns, entity.kind
+    index = (OWNER_INDEX,) if entity.owner_index else ()
+    taken = ("unique_violation",) if entity.unique else ()
+    absent = {404: (entity.not_found,)}
+    derived: dict[str, Any] = {"response": entity.title, "problems": absent, "if_match": method in ("PATCH", "DELETE")}
+    if method == "POST":  # a create: the item, its locks, its index entry and the marker in one transaction
+        access: TableAccess = {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}
+        problems: Problems = {409: (*taken, "already_exists"), 422: ("validation_failed",)}
+        derived.update(status=201, location=f"{path}/{{{entity.id_field}}}", reply=f"The new {kind}.")
+    elif method == "GET":
+        access, problems = {"GetItem": (items,)}, absent
+        derived.update(reply=f"The {kind}.")
+    elif method == "PATCH":  # a unique change reads the item, then swaps the locks in one transaction
+        access = {"UpdateItem": (items,)}
+        if locks:
+            access = {"GetItem": (items,), **access, "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
+        problems = {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
+        derived.update(reply=f"The {kind} after the change.")
+    elif method == "DELETE":  # with locks or an index entry, read first (with the marker, given a key)
+        access = {"DeleteItem": (items,), "PutItem": (REQUEST_MARKERS,)}
+        if locks or index:
+            read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
+            access = {**read, "DeleteItem": (items, *locks, *index), "PutItem": (REQUEST_MARKERS,)}
+        problems, derived["response"] = absent, None
+        derived.update(status=204, reply="Deleted, with its locks." if locks else "Deleted.")
+    else:
+        raise ValueError(f"no generic {method} operation")
+    return Route(method, path, handler, entity=entity, **{"access": access, "problems": problems, **derived, **facts})
+
+
 ROUTES: tuple[Route, ...] = (
     Route(
         "GET",

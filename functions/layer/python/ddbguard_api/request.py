@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.limits import RESOURCE_ID_PATTERN
 from ddbguard_api.bodies import field_errors, parse_body
@@ -55,9 +57,14 @@ class RouteSpec(Protocol):
     def body(self) -> str | None: ...
 
     @property
+    def entity(self) -> Entity | None: ...
+
+    @property
     def query(self) -> str | None: ...
 
     def not_found_code(self, parameter: str) -> str: ...
+
+    def location_of(self, values: Mapping[str, Any]) -> str: ...
 
 
 @dataclass(frozen=True)
