@@ -1,8 +1,8 @@
 """events/: one realistic API Gateway REST proxy event per route, generated from the route table.
 
 Each event acts on the demo world (local/demo.py) as the demo owner `alice`, and says in its
-`description` what must run first. `make events` rewrites them; tests/unit/test_events.py fails
-when they drift from the table.
+`description` what must run first. `make events` rewrites them, and the README's list of them in
+walk-through order; tests/unit/test_events.py fails when they drift from the table.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import routes
 from local import demo
 from local.apigw_events import build_event
-from local.paths import EVENTS
+from local.paths import EVENTS, ROOT
 from local.tokens import claims_from_authorization, make_token
 
 _FIXED_TIME = {"requestTime": "02/Dec/2026:12:00:00 +0000", "requestTimeEpoch": 1796212800000}
@@ -68,6 +68,20 @@ def render(event: dict[str, Any]) -> str:
     return json.dumps(event, indent=2, sort_keys=True) + "\n"
 
 
+WALKTHROUGH_SECTION = "## Walk through every route"
+
+
+def readme_with_walkthrough(readme: str) -> str:
+    """The README with the `make invoke` block of its walk-through section listing every route in order."""
+    head, marker, section = readme.partition(WALKTHROUGH_SECTION)
+    before, fence, rest = section.partition("```sh\n")
+    _, end_fence, after = rest.partition("```\n")
+    if not (marker and fence and end_fence):
+        raise ValueError(f"README.md has no {WALKTHROUGH_SECTION!r} section with a sh block")
+    block = "".join(f"make invoke FN={operation}\n" for operation in demo.WALKTHROUGH)
+    return head + marker + before + fence + block + end_fence + after
+
+
 def main() -> None:
     EVENTS.mkdir(exist_ok=True)
     wanted = {event_path(route).name for route in routes.ROUTES}
@@ -76,7 +90,9 @@ def main() -> None:
             stale.unlink()
     for route in routes.ROUTES:
         event_path(route).write_text(render(sample_event(route)))
-    print(f"wrote {len(routes.ROUTES)} events to {EVENTS}")
+    readme = ROOT / "README.md"
+    readme.write_text(readme_with_walkthrough(readme.read_text()))
+    print(f"wrote {len(routes.ROUTES)} events to {EVENTS}, and their order to {readme.name}")
 
 
 if __name__ == "__main__":

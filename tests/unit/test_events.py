@@ -46,3 +46,11 @@ def test_sample_bodies_name_the_demo_world():
 def test_every_event_says_what_it_needs_first(route):
     event = json.loads(event_path(route).read_text())
     assert route.key in event["description"] and "Needs first:" in event["description"]
+
+
+def test_the_readme_lists_the_walkthrough_as_make_events_writes_it():
+    from local.events import readme_with_walkthrough
+    from local.paths import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    assert readme_with_walkthrough(readme) == readme
