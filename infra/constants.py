@@ -89,5 +89,29 @@ CUSTOM_METRICS = (
     "LockAuditUnrepaired",
 )
 
+# Every DynamoDB data-plane operation the service may call (the runtime code and Powertools idempotency): the
+# table's system-error alarm sums `SystemErrors` over each (tests/test_table_access.py checks the recorded calls).
+TABLE_OPERATIONS = (
+    "GetItem",
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "TransactWriteItems",
+    "TransactGetItems",
+)
+
+# Metrics counted from the API access log by metric filters (namespace METRICS_NAMESPACE, no dimension): API
+# Gateway itself has no per-status metric. Client errors are what a broken client or an attack looks like; guard
+# refusals (409 conflicts, 412 stale versions) are the integrity guards doing their job.
+API_REQUESTS_METRIC = "ApiRequests"
+API_CLIENT_ERRORS_METRIC = "ApiClientErrors"
+API_GUARD_REFUSALS_METRIC = "ApiGuardRefusals"
+CLIENT_ERROR_STATUSES = (401, 403, 404, 422, 429)
+GUARD_REFUSAL_STATUSES = (409, 412)
+
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
