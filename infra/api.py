@@ -249,7 +249,8 @@ class Api(Construct):
         self.domain_name = settings.text(self, settings.API_DOMAIN_NAME)
         certificate_arn = settings.text(self, settings.API_CERTIFICATE_ARN)
         if self.domain_name and not certificate_arn:
-            raise ValueError(f"context {settings.API_CERTIFICATE_ARN.name} is required with {settings.API_DOMAIN_NAME.name}")
+            names = (settings.API_CERTIFICATE_ARN.name, settings.API_DOMAIN_NAME.name)
+            raise ValueError("context {} is required with {}".format(*names))
         self.rest_api = apigw.RestApi(
             self,
             "RestApi",

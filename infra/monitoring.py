@@ -267,7 +267,9 @@ class Monitoring(Construct):
             ],
         )
 
-    def _monitor_function(self, function: lambda_.Function, *, scheduled: bool = False, reserved: object = None) -> None:
+    def _monitor_function(
+        self, function: lambda_.Function, *, scheduled: bool = False, reserved: object = None
+    ) -> None:
         name = function.node.id.removesuffix("Function")
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
         duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
@@ -327,8 +329,11 @@ class Monitoring(Construct):
         # DynamoDB metric without data keeps the alarm's state, so a sum over missing terms may never fire.
         terms = {
             f"e{index}": table.metric(
-                "SystemErrors", dimensions_map={"TableName": table.table_name, "Operation": operation},
-                statistic="Sum", period=self.period, label=operation,
+                "SystemErrors",
+                dimensions_map={"TableName": table.table_name, "Operation": operation},
+                statistic="Sum",
+                period=self.period,
+                label=operation,
             )
             for index, operation in enumerate(constants.TABLE_OPERATIONS)
         }
@@ -369,7 +374,7 @@ class Monitoring(Construct):
                             "TransactionConflict", statistic="Sum", period=self.period, label="TransactionConflict"
                         ),
                     ],
-                )
+                ),
             ],
         )
 

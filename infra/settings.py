@@ -51,7 +51,7 @@ FUNCTION_DURATION_P99_PERCENT = ContextKey(
 FUNCTION_CONCURRENCY = ContextKey(
     "functionConcurrentExecutions",
     20,
-    "A datapoint breaches above this many concurrent executions of one route function (below what its throttle allows).",
+    "A datapoint breaches above this many concurrent executions of one route function (below its throttle's ceiling).",
 )
 TABLE_THROTTLES = ContextKey(
     "tableThrottleCount", 0, "A datapoint breaches above this many throttled read (or write) events."
