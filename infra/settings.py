@@ -67,7 +67,7 @@ MONITORING_PROFILE = ContextKey(
     "monitoringProfile",
     "full",
     "full: every alarm and the dashboard; lean: stage-wide API alarms, the table, settlement, audit and integrity "
-    "alarms only, no dashboard (a fraction of the idle cost, see docs/infra.md).",
+    "alarms only, no dashboard (a fraction of the idle cost).",
 )
 API_STAGE_RATE_LIMIT = ContextKey(
     "apiStageRateLimit", 100, "Requests per second the whole stage may serve, split across the routes' methods."
