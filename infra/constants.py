@@ -27,10 +27,12 @@ TTL_ATTRIBUTE = "expiration"
 # Lambda sizing: every handler does a handful of DynamoDB calls, so 256 MB / 10 s leaves ample headroom.
 FUNCTION_MEMORY_MB = 256
 FUNCTION_TIMEOUT_SECONDS = 10
-# The lock audit scans the whole table, so it gets more time than a request handler.
+# The lock audit scans the table in segments, each continued by a new invocation before this timeout runs out.
 AUDIT_MEMORY_MB = 512
 AUDIT_TIMEOUT_SECONDS = 300
 AUDIT_HANDLER = "audit.audit_locks.handler"
+# Scan segments of one audit run when no concurrency is reserved for it (otherwise: as many as reserved).
+AUDIT_DEFAULT_SEGMENTS = 4
 SETTLEMENT_HANDLER = "streams.settle_entries.handler"
 SETTLEMENT_TIMEOUT_SECONDS = 60
 SETTLEMENT_BATCH_SIZE = 100

@@ -114,6 +114,21 @@ class Functions(Construct):
             timeout_seconds=constants.AUDIT_TIMEOUT_SECONDS,
             reserved=settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY),
         )
+        # A run: the schedule's event makes the audit invoke itself once per Scan segment, and a segment short of
+        # time invokes itself with its continuation (functions/audit/audit_locks.py). As many segments as reserved
+        # executions, so a run never queues behind itself.
+        segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
+        self.audit_function.add_environment("AUDIT_SEGMENTS", str(segments))
+        # Its own policy, not the role's default one, which the function depends on: naming the function's ARN
+        # there would be a dependency cycle.
+        iam.Policy(
+            self,
+            "AuditLocksSelfInvokePolicy",
+            roles=[self.audit_function.role],
+            statements=[
+                iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[self.audit_function.function_arn])
+            ],
+        )
         self.audit_rule = events.Rule(
             self,
             "AuditLocksSchedule",

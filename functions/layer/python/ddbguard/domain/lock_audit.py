@@ -86,12 +86,16 @@ class AuditReport:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _pages_of_locks_and_accounts() -> Iterator[list[Item]]:
-    """Every lock and account item, one Scan page at a time (filtered on the key prefixes, consistent)."""
-    condition = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX) | (
+def audited_items() -> ConditionBase:
+    """The Scan filter: lock items and account profiles, the only items the audit judges."""
+    return Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX) | (
         Attr(PARTITION_KEY).begins_with(keys.ACCOUNT_PREFIX) & Attr(SORT_KEY).eq(_ACCOUNT_SORT)
     )
-    return reads.scan_pages(condition)
+
+
+def _pages_of_locks_and_accounts() -> Iterator[list[Item]]:
+    """Every lock and account item, one Scan page at a time (filtered on the key prefixes, consistent)."""
+    return reads.scan_pages(audited_items())
 
 
 def _by_partition(found: list[Item]) -> dict[str, Item]:
@@ -251,21 +255,26 @@ def audit_locks(*, repair: bool = False) -> AuditReport:
     """
     report = AuditReport()
     for page in _pages_of_locks_and_accounts():
-        locks = [item for item in page if _is_lock(item)]
-        accounts = [item for item in page if item[PARTITION_KEY].startswith(keys.ACCOUNT_PREFIX)]
-        report.locks_scanned += len(locks)
-        report.accounts_scanned += len(accounts)
-        if not locks and not accounts:
-            continue
-        owners, held = _counterparts(locks, accounts)
-        candidates = [f for lock in locks if (f := _judge_lock(lock, owners.get(str(lock.get(OWNER)))))]
-        for account in accounts:
-            candidates += _judge_account(account, held)
-        for candidate in candidates:
-            confirmed = _still_broken(candidate)
-            if confirmed is None:
-                continue
-            if repair:
-                confirmed = replace(confirmed, repaired=_repair(confirmed))
-            report.findings.append(confirmed)
+        audit_page(page, report, repair=repair)
     return report
+
+
+def audit_page(page: list[Item], report: AuditReport, *, repair: bool) -> None:
+    """Judge one Scan page (any slice of the table) into `report`; ddbguard.domain.audit_scan pages by segment."""
+    locks = [item for item in page if _is_lock(item)]
+    accounts = [item for item in page if item[PARTITION_KEY].startswith(keys.ACCOUNT_PREFIX)]
+    report.locks_scanned += len(locks)
+    report.accounts_scanned += len(accounts)
+    if not locks and not accounts:
+        return
+    owners, held = _counterparts(locks, accounts)
+    candidates = [f for lock in locks if (f := _judge_lock(lock, owners.get(str(lock.get(OWNER)))))]
+    for account in accounts:
+        candidates += _judge_account(account, held)
+    for candidate in candidates:
+        confirmed = _still_broken(candidate)
+        if confirmed is None:
+            continue
+        if repair:
+            confirmed = replace(confirmed, repaired=_repair(confirmed))
+        report.findings.append(confirmed)
