@@ -45,4 +45,5 @@ def scan_segment_page(
         request["ExclusiveStartKey"] = start_key
     with busy_when_transient(writes=False):
         page = client().scan(**request)
-    return [from_item(item) or {} for item in page.get("Items", [])], page.get("LastEvaluatedKey")
+    last: WireKey | None = page.get("LastEvaluatedKey")  # type: ignore[assignment]  # boto3's TypedDict, same shape
+    return [from_item(item) or {} for item in page.get("Items", [])], last
