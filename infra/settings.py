@@ -1,4 +1,5 @@
-"""Every CDK context key the stack reads, with its default: `cdk deploy -c key=value` or `"context"` in cdk.json.
+"""Every CDK context key the stack reads, with its default: set per environment in `config/<env>.json`
+(infra/environments.py), or for one run with `-c key=value`.
 
 docs/infra.md ("First deploy") lists the same keys and defaults; a test keeps the two in step.
 """
