@@ -48,9 +48,6 @@ LAYER_EXCLUDES = ("__pycache__", "*.pyc")
 # REST API.
 API_NAME = "ddbguard"
 API_STAGE = "v1"
-# Stage-wide defaults; a single caller cannot exhaust the account-level API Gateway quota.
-API_THROTTLE_RATE_LIMIT = 50
-API_THROTTLE_BURST_LIMIT = 100
 
 # Cognito.
 ADMIN_GROUP = "admin"
