@@ -19,12 +19,14 @@ class ContextKey:
     help: str
 
 
-ALARM_EMAILS = ContextKey("alarmEmails", "", "Comma-separated email addresses subscribed to the alarm topic.")
+ALARM_EMAILS = ContextKey(
+    "alarmEmails", "", "Comma-separated email addresses subscribed to both alarm topics (Critical and Warning)."
+)
 ALARM_TOPIC_ARN = ContextKey(
-    "alarmTopicArn", "", "ARN of an existing SNS topic that also receives every alarm (e.g. an on-call topic)."
+    "alarmTopicArn", "", "ARN of an existing SNS topic that also receives every Critical alarm (e.g. an on-call topic)."
 )
 ALARM_WEBHOOK_URL = ContextKey(
-    "alarmWebhookUrl", "", "HTTPS endpoint subscribed to the alarm topic (it must confirm the SNS subscription)."
+    "alarmWebhookUrl", "", "HTTPS endpoint subscribed to the Critical topic (it must confirm the SNS subscription)."
 )
 ALARM_PERIOD_MINUTES = ContextKey("alarmPeriodMinutes", 1, "Length of one alarm datapoint, in minutes.")
 ALARM_EVALUATION_PERIODS = ContextKey("alarmEvaluationPeriods", 5, "M: datapoints an alarm looks at.")
