@@ -21,8 +21,11 @@ PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv
 
 STACK     := DdbguardStack
 CDK       := npx --no-install cdk
-# Extra CDK context for synth/diff/deploy, e.g. CONTEXT='-c alarmEmails=ops@example.com' (keys: docs/infra.md).
+# The committed configuration synth/diff/deploy use: config/$(ENV).json (keys: docs/infra.md).
+ENV       ?= dev
+# Extra CDK context for one run, overriding the file, e.g. CONTEXT='-c alarmEmails=ops@example.com'.
 CONTEXT   ?=
+ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
 .PHONY: help install check-tools chromium browser run seed browse test synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks bench soak clean
 
@@ -32,8 +35,8 @@ help:
 	@echo "make synth                    cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
 	@echo "make sizes                    unzipped size of each function's code and layers (after make synth)"
-	@echo "make diff [CONTEXT='-c k=v']  cdk diff against the deployed stack (needs credentials)"
-	@echo "make deploy [CONTEXT='-c k=v'] bootstrap check, then cdk deploy (context keys: docs/infra.md)"
+	@echo "make diff [ENV=dev] [CONTEXT='-c k=v']    cdk diff against the deployed stack (needs credentials)"
+	@echo "make deploy [ENV=dev] [CONTEXT='-c k=v']  bootstrap check, then cdk deploy with config/<ENV>.json (keys: docs/infra.md)"
 	@echo "make destroy                  list what stays (retained), then cdk destroy"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
@@ -101,7 +104,7 @@ test: install chromium
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
 synth: install
-	@$(CDK) synth --no-notices --quiet $(CONTEXT); status=$$?; \
+	@$(CDK) synth --no-notices --quiet $(ENV_CONTEXT); status=$$?; \
 	$(PY) -m infra.synth_report --cdk-status $$status
 
 snapshot: install
@@ -111,7 +114,7 @@ sizes: synth
 	@$(PY) scripts/stack_report.py sizes cdk.out
 
 diff: install
-	$(CDK) diff $(STACK) --no-notices $(CONTEXT)
+	$(CDK) diff $(STACK) --no-notices $(ENV_CONTEXT)
 
 deploy: synth
 	$(PY) scripts/check_bootstrap.py

@@ -307,10 +307,11 @@ def memory_mb(field):
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-from ddbguard.domain.lock_audit import audit_locks
+import sys
+from ddbguard.domain.audit_scan import audit_in_parallel
 before = memory_mb("VmRSS")
 start = time.perf_counter()
-report = audit_locks()
+report = audit_in_parallel(int(sys.argv[1]))
 elapsed = time.perf_counter() - start
 peak = memory_mb("VmHWM")
 print(json.dumps({"seconds": elapsed, "rss_before_mb": before, "peak_rss_mb": peak,
@@ -318,8 +319,9 @@ print(json.dumps({"seconds": elapsed, "rss_before_mb": before, "peak_rss_mb": pe
 """
 
 
-def run_audit(env: dict[str, str]) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-c", _AUDIT], capture_output=True, text=True, env=env, check=True, cwd=ROOT)
+def run_audit(env: dict[str, str], *, segments: int = 1) -> dict[str, Any]:
+    command = [sys.executable, "-c", _AUDIT, str(segments)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
 from infra.functions import RouteFunction
 from routes import gateway_problem_body
 
 PROBLEM_JSON = "application/problem+json"
 
-# CORS (off unless `cdk deploy -c corsAllowedOrigins=https://a.example,https://b.example`). The header lists repeat
+# CORS (off unless `corsAllowedOrigins` is set, in config/<env>.json or with -c). The header lists repeat
 # functions/layer/python/ddbguard_api/cors.py on purpose (infra imports no runtime code); a test keeps them equal.
-CORS_CONTEXT_KEY = "corsAllowedOrigins"
+CORS_CONTEXT_KEY = settings.CORS_ALLOWED_ORIGINS.name
 CORS_ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
 CORS_ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")
 CORS_EXPOSED_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed")
@@ -28,10 +30,46 @@ CORS_MAX_AGE_S = 600
 
 
 def cors_allowed_origins(scope: Construct) -> list[str]:
-    """The origins from CDK context: a comma-separated string (`-c`) or a list (cdk.json)."""
-    raw = scope.node.try_get_context(CORS_CONTEXT_KEY)
-    items = raw if isinstance(raw, list) else str(raw or "").split(",")
-    return [str(origin).strip() for origin in items if str(origin).strip()]
+    """The origins from CDK context: a comma-separated string (`-c`) or a list (config file)."""
+    return settings.text_list(scope, settings.CORS_ALLOWED_ORIGINS)
+
+
+# Each 405 (and preflight) mock gets this fixed share of the stage budget; the routes split the rest.
+MOCK_RATE_LIMIT = 1.0
+MOCK_BURST_LIMIT = 2
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """Per-method limits whose sum over every method of the stage is the stated stage budget.
+
+    API Gateway applies a stage's method setting to each method separately, so a stage-wide number set on `*/*`
+    multiplies by the number of methods; here the budget is divided instead.
+    """
+
+    route_rate: float
+    route_burst: int
+    mock_rate: float
+    mock_burst: int
+
+    @classmethod
+    def split(cls, rate: float, burst: int, *, routes: int, mocks: int) -> Throttle:
+        route_rate = math.floor((rate - mocks * MOCK_RATE_LIMIT) / routes * 100) / 100
+        route_burst = (burst - mocks * MOCK_BURST_LIMIT) // routes
+        if route_rate <= 0 or route_burst < 1:
+            raise ValueError(
+                f"context {settings.API_STAGE_RATE_LIMIT.name}/{settings.API_STAGE_BURST_LIMIT.name}: {rate}/{burst} "
+                f"leaves nothing for {routes} routes after {mocks} mock methods"
+            )
+        return cls(route_rate, route_burst, MOCK_RATE_LIMIT, MOCK_BURST_LIMIT)
+
+    def total(self, *, routes: int, mocks: int) -> tuple[float, int]:
+        """(rate, burst) of the whole stage: what every method's own limit adds up to."""
+        return routes * self.route_rate + mocks * self.mock_rate, routes * self.route_burst + mocks * self.mock_burst
+
+    def route_concurrency_ceiling(self, timeout_seconds: float) -> float:
+        """The most concurrent executions one route's function can reach: a burst, then the rate for a timeout."""
+        return self.route_burst + self.route_rate * timeout_seconds
 
 
 def method_not_allowed_body() -> str:
@@ -47,16 +85,17 @@ def method_not_allowed_body() -> str:
     )
 
 
-# One JSON line per request. `sub` is the caller as the Cognito authorizer saw it; `errorType` names the gateway
-# response (UNAUTHORIZED, THROTTLED, ...) when API Gateway answered without reaching a handler.
+# One JSON line per request. `sub` is the caller as the Cognito authorizer saw it (a pseudonymous id); `errorType`
+# names the gateway response (UNAUTHORIZED, THROTTLED, ...) when API Gateway answered without reaching a handler,
+# `integrationError` why the Lambda integration failed. No source IP and no raw path (it
+# carries account and order ids): the resource template says which route was hit. infra/monitoring.py counts
+# statuses from these lines with metric filters.
 ACCESS_LOG_FORMAT = json.dumps(
     {
         "requestId": "$context.requestId",
         "requestTime": "$context.requestTime",
-        "ip": "$context.identity.sourceIp",
         "httpMethod": "$context.httpMethod",
         "resourcePath": "$context.resourcePath",
-        "path": "$context.path",
         "status": "$context.status",
         "protocol": "$context.protocol",
         "responseLength": "$context.responseLength",
@@ -64,6 +103,8 @@ ACCESS_LOG_FORMAT = json.dumps(
         "integrationLatency": "$context.integrationLatency",
         "sub": "$context.authorizer.claims.sub",
         "errorType": "$context.error.responseType",
+        "integrationError": "$context.integrationErrorMessage",
+        "integrationStatus": "$context.integration.status",
         "xrayTraceId": "$context.xrayTraceId",
     }
 )
@@ -199,14 +240,29 @@ class Api(Construct):
             retention=constants.LOG_RETENTION,
             removal_policy=RemovalPolicy.DESTROY,
         )
+        self.cors_origins = cors_allowed_origins(self)
+        paths = {item.route.path for item in routes}
+        mocks = len(paths) * (2 if self.cors_origins else 1)  # the 405 ANY mock, and the CORS preflight
+        self.stage_rate = settings.number(self, settings.API_STAGE_RATE_LIMIT)
+        self.stage_burst = settings.whole_number(self, settings.API_STAGE_BURST_LIMIT)
+        self.throttle = Throttle.split(self.stage_rate, self.stage_burst, routes=len(routes), mocks=mocks)
+        self.domain_name = settings.text(self, settings.API_DOMAIN_NAME)
+        certificate_arn = settings.text(self, settings.API_CERTIFICATE_ARN)
+        if self.domain_name and not certificate_arn:
+            names = (settings.API_CERTIFICATE_ARN.name, settings.API_DOMAIN_NAME.name)
+            raise ValueError("context {} is required with {}".format(*names))
         self.rest_api = apigw.RestApi(
             self,
             "RestApi",
             rest_api_name=constants.API_NAME,
             description="ddbguard: data-integrity patterns on DynamoDB",
             endpoint_types=[apigw.EndpointType.REGIONAL],
+            # The execute-api endpoint accepts TLS 1.0; with a custom domain (TLS 1.2) it is switched off.
+            disable_execute_api_endpoint=bool(self.domain_name),
             # Execution logging (ERROR level) needs the account-level CloudWatch role API Gateway writes with.
             cloud_watch_role=True,
+            # A rolled-back first deploy deletes it; once created, it stays (see docs/infra.md, "Destroy").
+            cloud_watch_role_removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deploy_options=apigw.StageOptions(
                 stage_name=constants.API_STAGE,
                 access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
@@ -216,10 +272,43 @@ class Api(Construct):
                 data_trace_enabled=False,
                 metrics_enabled=True,
                 tracing_enabled=True,
-                throttling_rate_limit=constants.API_THROTTLE_RATE_LIMIT,
-                throttling_burst_limit=constants.API_THROTTLE_BURST_LIMIT,
+                # `*/*` is a per-method setting: it gives each mock its share; each route gets its own below.
+                throttling_rate_limit=self.throttle.mock_rate,
+                throttling_burst_limit=self.throttle.mock_burst,
+                method_options={
+                    # An override replaces the whole `*/*` entry for its method, so it repeats the other settings.
+                    f"{item.route.path}/{item.route.method}": apigw.MethodDeploymentOptions(
+                        logging_level=apigw.MethodLoggingLevel.ERROR,
+                        data_trace_enabled=False,
+                        metrics_enabled=True,
+                        throttling_rate_limit=self.throttle.route_rate,
+                        throttling_burst_limit=self.throttle.route_burst,
+                    )
+                    for item in routes
+                },
             ),
         )
+        # API Gateway would create the execution log group itself, on first use, kept forever; created here first
+        # (the stage waits for it), it has a retention and goes with the stack.
+        self.execution_logs = logs.LogGroup(
+            self,
+            "ExecutionLogs",
+            log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{constants.API_STAGE}",
+            retention=constants.LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.rest_api.deployment_stage.node.add_dependency(self.execution_logs)
+        self.custom_domain: apigw.DomainName | None = None
+        if self.domain_name:
+            self.custom_domain = apigw.DomainName(
+                self,
+                "Domain",
+                domain_name=self.domain_name,
+                certificate=acm.Certificate.from_certificate_arn(self, "Certificate", certificate_arn),
+                endpoint_type=apigw.EndpointType.REGIONAL,
+                security_policy=apigw.SecurityPolicy.TLS_1_2,
+                mapping=self.rest_api,
+            )
         self.authorizer = apigw.CognitoUserPoolsAuthorizer(
             self,
             "Authorizer",
@@ -235,7 +324,6 @@ class Api(Construct):
             validate_request_parameters=True,
             validate_request_body=False,
         )
-        self.cors_origins = cors_allowed_origins(self)
         self.methods: dict[str, apigw.Method] = {}
         for item in routes:
             self.methods[item.route.key] = self._add_route(item)
@@ -287,7 +375,7 @@ class Api(Construct):
 
     @property
     def url(self) -> str:
-        return self.rest_api.url
+        return f"https://{self.domain_name}/" if self.domain_name else self.rest_api.url
 
     def _add_method_not_allowed(self, path: str, methods: list[str]) -> None:
         """A wrong method on a known path: 405 `method_not_allowed` with `Allow`, as the local server answers.
@@ -295,6 +383,8 @@ class Api(Construct):
         Without this, API Gateway answers MISSING_AUTHENTICATION_TOKEN (mapped to 404 below), whose gateway
         response cannot know the path's methods. An ANY method catches every method the resource does not
         define (an explicit method, OPTIONS included, takes precedence); it is a mock: no Lambda, no token.
+        No request template, so whatever the body and its type, the mock answers its default (only) integration
+        response, 405; a template for one content type would make every other type a 415.
         """
         resource = self.rest_api.root.resource_for_path(path)
         allowed = [*methods, "OPTIONS"] if self.cors_origins else list(methods)
@@ -304,7 +394,6 @@ class Api(Construct):
         method = resource.add_method(
             "ANY",
             apigw.MockIntegration(
-                request_templates={"application/json": '{"statusCode": 405}'},
                 passthrough_behavior=apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
                 integration_responses=[
                     apigw.IntegrationResponse(

@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_cognito as cognito
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
+
+
+def _email(scope: Construct) -> cognito.UserPoolEmail | None:
+    """SES when `sesFromEmail` names a verified identity; otherwise Cognito's default sender (a few mails a day)."""
+    sender = settings.text(scope, settings.SES_FROM_EMAIL)
+    if not sender:
+        return None
+    if "@" not in sender:
+        raise ValueError(f"context {settings.SES_FROM_EMAIL.name}: {sender!r} is not an email address")
+    return cognito.UserPoolEmail.with_ses(from_email=sender, ses_region=Stack.of(scope).region)
+
+
+def _oauth(scope: Construct) -> tuple[bool, cognito.OAuthSettings | None]:
+    """OAuth off unless callback URLs are configured; then the authorization-code flow only (no implicit flow)."""
+    callbacks = settings.text_list(scope, settings.OAUTH_CALLBACK_URLS)
+    for url in callbacks:
+        if not url.startswith("https://"):
+            raise ValueError(f"context {settings.OAUTH_CALLBACK_URLS.name}: {url!r} is not an https:// URL")
+    if not callbacks:
+        return True, None
+    flows = cognito.OAuthFlows(authorization_code_grant=True, implicit_code_grant=False, client_credentials=False)
+    scopes = [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL]
+    return False, cognito.OAuthSettings(flows=flows, scopes=scopes, callback_urls=callbacks)
 
 
 class Auth(Construct):
@@ -14,6 +37,7 @@ class Auth(Construct):
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
+        disable_oauth, oauth = _oauth(self)
         self.user_pool = cognito.UserPool(
             self,
             "UserPool",
@@ -32,8 +56,10 @@ class Auth(Construct):
             mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
             account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
             feature_plan=cognito.FeaturePlan.ESSENTIALS,
-            # Table items reference users by `sub`: losing the pool would orphan every account.
-            removal_policy=RemovalPolicy.RETAIN,
+            email=_email(self),
+            # Table items reference users by `sub`: losing the pool would orphan every account. Retained except on
+            # create, so a first deploy that rolls back leaves no orphaned, deletion-protected pool behind.
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deletion_protection=True,
         )
         self.admin_group = cognito.UserPoolGroup(
@@ -52,13 +78,16 @@ class Auth(Construct):
             id_token_validity=Duration.hours(1),
             access_token_validity=Duration.hours(1),
             refresh_token_validity=Duration.days(1),
+            # CDK's default would turn on the implicit and code flows with callback https://example.com.
+            disable_o_auth=disable_oauth,
+            o_auth=oauth,
         )
 
         Validations.of(self.user_pool).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-COG2",
-                reason="MFA is OPTIONAL (TOTP) so demo and test users can sign in non-interactively; "
-                "a production pool would set it to REQUIRED.",
+                reason="MFA is OPTIONAL (TOTP) for the pool: Cognito has no per-group MFA, and service users sign "
+                "in non-interactively. Admins are held to TOTP by an operator step, recorded in docs/decisions.md.",
             ),
             Acknowledgment(
                 id="AwsSolutions-COG8",

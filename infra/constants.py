@@ -27,10 +27,12 @@ TTL_ATTRIBUTE = "expiration"
 # Lambda sizing: every handler does a handful of DynamoDB calls, so 256 MB / 10 s leaves ample headroom.
 FUNCTION_MEMORY_MB = 256
 FUNCTION_TIMEOUT_SECONDS = 10
-# The lock audit scans the whole table, so it gets more time than a request handler.
+# The lock audit scans the table in segments, each continued by a new invocation before this timeout runs out.
 AUDIT_MEMORY_MB = 512
 AUDIT_TIMEOUT_SECONDS = 300
 AUDIT_HANDLER = "audit.audit_locks.handler"
+# Scan segments of one audit run when no concurrency is reserved for it (otherwise: as many as reserved).
+AUDIT_DEFAULT_SEGMENTS = 4
 SETTLEMENT_HANDLER = "streams.settle_entries.handler"
 SETTLEMENT_TIMEOUT_SECONDS = 60
 SETTLEMENT_BATCH_SIZE = 100
@@ -46,9 +48,6 @@ LAYER_EXCLUDES = ("__pycache__", "*.pyc")
 # REST API.
 API_NAME = "ddbguard"
 API_STAGE = "v1"
-# Stage-wide defaults; a single caller cannot exhaust the account-level API Gateway quota.
-API_THROTTLE_RATE_LIMIT = 50
-API_THROTTLE_BURST_LIMIT = 100
 
 # Cognito.
 ADMIN_GROUP = "admin"
@@ -88,6 +87,30 @@ CUSTOM_METRICS = (
     "LockAuditFinding",
     "LockAuditUnrepaired",
 )
+
+# Every DynamoDB data-plane operation the service may call (the runtime code and Powertools idempotency): the
+# table's system-error alarm sums `SystemErrors` over each (tests/test_table_access.py checks the recorded calls).
+TABLE_OPERATIONS = (
+    "GetItem",
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "TransactWriteItems",
+    "TransactGetItems",
+)
+
+# Metrics counted from the API access log by metric filters (namespace METRICS_NAMESPACE, no dimension): API
+# Gateway itself has no per-status metric. Client errors are what a broken client or an attack looks like; guard
+# refusals (409 conflicts, 412 stale versions) are the integrity guards doing their job.
+API_REQUESTS_METRIC = "ApiRequests"
+API_CLIENT_ERRORS_METRIC = "ApiClientErrors"
+API_GUARD_REFUSALS_METRIC = "ApiGuardRefusals"
+CLIENT_ERROR_STATUSES = (401, 403, 404, 422, 429)
+GUARD_REFUSAL_STATUSES = (409, 412)
 
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH

@@ -31,8 +31,9 @@ HOST_PLATFORM = "manylinux2014_x86_64"
 REQUIREMENTS = constants.REPO_ROOT / "requirements.txt"
 CACHE_DIR = constants.REPO_ROOT / ".local" / "layers"
 # Bump when the build recipe changes in a way the pip command does not show (e.g. what is pruned afterwards).
-RECIPE_VERSION = "1"
-# Console scripts pip drops into the target: nothing in a layer runs them.
+RECIPE_VERSION = "2"
+# Console scripts pip drops into the target: nothing in a layer runs them. Their shebang holds the build's own
+# interpreter path, so they (and the RECORD rows hashing them) would make every checkout's layer differ.
 PRUNED = ("bin",)
 
 
@@ -66,14 +67,34 @@ def cache_key(platform: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def layer_root(platform: str = LAMBDA_PLATFORM) -> Path:
+def prune(site: Path) -> None:
+    """Drop the pruned folders, and every RECORD row naming a file outside the layer's packages.
+
+    With `--target`, pip records console scripts relative to its temporary scheme (`../../bin/jp.py`): they
+    are in `bin/`, which is pruned, and their rows hash a shebang holding the build machine's interpreter path.
+    """
+    for name in PRUNED:
+        shutil.rmtree(site / name, ignore_errors=True)
+    for record in site.glob("*.dist-info/RECORD"):
+        rows = record.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [row for row in rows if _inside_packages(row.split(",", 1)[0])]
+        if kept != rows:
+            record.write_text("".join(kept), encoding="utf-8")
+
+
+def _inside_packages(relative: str) -> bool:
+    parts = Path(os.path.normpath(relative)).parts
+    return bool(parts) and parts[0] != ".." and parts[0] not in PRUNED
+
+
+def layer_root(platform: str = LAMBDA_PLATFORM, *, cache_dir: Path = CACHE_DIR) -> Path:
     """The folder to hand to `Code.from_asset`: it holds `python/` (Lambda's /opt/python). Built when missing."""
-    root = CACHE_DIR / f"dependencies-{platform}-{cache_key(platform)}"
+    root = cache_dir / f"dependencies-{platform}-{cache_key(platform)}"
     if (root / "python").is_dir():
         return root
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
     # Build beside the final folder and rename: a parallel synth or test run never sees a half-built layer.
-    staging = CACHE_DIR / f"staging-{uuid.uuid4().hex}"
+    staging = cache_dir / f"staging-{uuid.uuid4().hex}"
     try:
         # Output only on failure: pip's chatter would bury synth's own messages.
         result = subprocess.run(
@@ -85,8 +106,7 @@ def layer_root(platform: str = LAMBDA_PLATFORM) -> Path:
         if result.returncode != 0:
             sys.stderr.write(result.stdout + result.stderr)
             raise RuntimeError(f"pip could not build the dependencies layer for {platform} (exit {result.returncode})")
-        for name in PRUNED:
-            shutil.rmtree(staging / "python" / name, ignore_errors=True)
+        prune(staging / "python")
         try:
             staging.rename(root)
         except OSError:

@@ -112,6 +112,22 @@ class Functions(Construct):
             access=AUDIT_TABLE_ACCESS,
             memory_mb=constants.AUDIT_MEMORY_MB,
             timeout_seconds=constants.AUDIT_TIMEOUT_SECONDS,
+            reserved=settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY),
+        )
+        # A run: the schedule's event makes the audit invoke itself once per Scan segment, and a segment short of
+        # time invokes itself with its continuation (functions/audit/audit_locks.py). As many segments as reserved
+        # executions, so a run never queues behind itself.
+        segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
+        self.audit_function.add_environment("AUDIT_SEGMENTS", str(segments))
+        # Its own policy, not the role's default one, which the function depends on: naming the function's ARN
+        # there would be a dependency cycle.
+        iam.Policy(
+            self,
+            "AuditLocksSelfInvokePolicy",
+            roles=[self.audit_function.role],
+            statements=[
+                iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[self.audit_function.function_arn])
+            ],
         )
         self.audit_rule = events.Rule(
             self,
@@ -130,6 +146,7 @@ class Functions(Construct):
             access=SETTLEMENT_TABLE_ACCESS,
             memory_mb=constants.FUNCTION_MEMORY_MB,
             timeout_seconds=constants.SETTLEMENT_TIMEOUT_SECONDS,
+            reserved=settings.count(self, settings.SETTLEMENT_RESERVED_CONCURRENCY),
         )
         # Stream read in its own policy: ListStreams has no resource-level permission, so its `*` is acknowledged on
         # this policy alone (a wildcard added anywhere else still fails synthesis).
@@ -197,6 +214,7 @@ class Functions(Construct):
         access: Mapping[str, tuple[str, ...]],
         memory_mb: int,
         timeout_seconds: int,
+        reserved: int = 0,
     ) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,
@@ -246,6 +264,8 @@ class Functions(Construct):
             log_group=log_group,
             memory_size=memory_mb,
             timeout=Duration.seconds(timeout_seconds),
+            # Reserved: a traffic burst on the routes cannot starve settlement or the audit (0: none).
+            reserved_concurrent_executions=reserved or None,
             description=description,
             environment={
                 "TABLE_NAME": self._table.table_name,

@@ -1,10 +1,12 @@
 """Dashboard and alarms on `cdk-monitoring-constructs` (MonitoringFacade): API per route, every function, the
-table and the service's own integrity metrics. Thresholds, N-of-M evaluation and subscribers come from CDK context
-(infra/settings.py, documented in docs/infra.md).
+table and the service's own integrity metrics. Thresholds, N-of-M evaluation, subscribers and the profile (full or
+lean) come from CDK context (infra/settings.py, documented in docs/infra.md).
 
-Hand-written, because the library does not create them: the KMS-encrypted, TLS-only alarm topic and its
-subscriptions, and the table metrics it has no helper for (conditional check failures, transaction conflicts),
-which go through its generic `monitor_custom`.
+Hand-written, because the library does not create them or gets them wrong: the two KMS-encrypted, TLS-only topics
+(Critical pages, Warning does not) and their subscriptions; the table's system-error alarm (every operation the
+code calls, each term FILLed); the API's client-error rate, counted from the access log by metric filters (API
+Gateway has no per-status metric); the table metrics the library has no helper for (conditional check failures,
+transaction conflicts), which go through its generic `monitor_custom`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import cdk_monitoring_constructs as mc
+import jsii
 from aws_cdk import Aws, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -19,6 +22,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
@@ -26,9 +30,11 @@ from constructs import Construct
 from infra import constants, settings
 from routes import Route
 
-# Alarm disambiguators (the library's severity labels): Critical pages, Warning is worth a look.
+# Alarm disambiguators (the library's severity labels): Critical pages, Warning is worth a look. Each has its own
+# topic; only Critical reaches the webhook and `alarmTopicArn` (the on-call).
 CRITICAL = "Critical"
 WARNING = "Warning"
+FULL, LEAN = "full", "lean"
 
 # Business metrics on the dashboard; the ones below also alarm. The rest (409/412/replays) are clients meeting the
 # guards as designed: worth watching for trends, never a reason to page.
@@ -38,8 +44,40 @@ INTEGRITY_GRAPHS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Idempotent replays and transient retries", ("IdempotentReplay", "TransactionRetry")),
     ("Lock audit findings", ("LockAuditFinding", "LockAuditUnrepaired")),
 )
-LOCK_AUDIT_METRICS = ("LockAuditFinding", "LockAuditUnrepaired")
+# A finding the audit repaired is fixed: only what it left unrepaired (two claimants: a person decides) pages.
+LOCK_AUDIT_ALARMED = "LockAuditUnrepaired"
 LOCK_AUDIT_PERIOD = Duration.hours(1)
+
+
+@jsii.implements(mc.IAlarmActionStrategy)
+class BySeverity:
+    """Sends each alarm to the strategy of its disambiguator (Critical or Warning)."""
+
+    def __init__(self, by_severity: dict[str, mc.IAlarmActionStrategy]) -> None:
+        self._by_severity = by_severity
+
+    def add_alarm_actions(self, props: mc.AlarmActionStrategyProps) -> None:
+        strategy = self._by_severity[props.disambiguator or WARNING]
+        strategy.add_alarm_actions(
+            alarm=props.alarm,
+            action=props.action,
+            custom_params=props.custom_params,
+            custom_tags=props.custom_tags,
+            dedupe_string=props.dedupe_string,
+            disambiguator=props.disambiguator,
+        )
+
+
+def access_log_metric(name: str, period: Duration) -> cloudwatch.Metric:
+    """A metric a filter on the access log counts (no dimension)."""
+    return cloudwatch.Metric(
+        namespace=constants.METRICS_NAMESPACE, metric_name=name, statistic="Sum", period=period, label=name
+    )
+
+
+def status_pattern(statuses: Sequence[int]) -> logs.IFilterPattern:
+    """Access-log lines whose `status` (a string in the JSON line) is one of `statuses`."""
+    return logs.FilterPattern.any(*(logs.FilterPattern.string_value("$.status", "=", str(code)) for code in statuses))
 
 
 def custom_metric(name: str, period: Duration) -> cloudwatch.Metric:
@@ -67,8 +105,14 @@ class Monitoring(Construct):
         functions: Sequence[lambda_.Function],
         audit_function: lambda_.Function,
         table: dynamodb.Table,
+        access_logs: logs.ILogGroup,
+        route_concurrency_ceiling: float,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.profile = settings.choice(self, settings.MONITORING_PROFILE, (FULL, LEAN))
+        # What one route function's concurrency can reach under the stage throttle (rate x timeout + burst): a
+        # concurrency alarm above it could never fire.
+        self.route_concurrency_ceiling = route_concurrency_ceiling
         self.period = Duration.minutes(settings.whole_number(self, settings.ALARM_PERIOD_MINUTES))
         evaluation_periods = settings.whole_number(self, settings.ALARM_EVALUATION_PERIODS)
         datapoints = settings.whole_number(self, settings.ALARM_DATAPOINTS)
@@ -78,8 +122,11 @@ class Monitoring(Construct):
                 f"{settings.ALARM_EVALUATION_PERIODS.name}={evaluation_periods}"
             )
 
-        self.topic = self._alarm_topic()
-        self._subscribe(self.topic)
+        key = self._topic_key()
+        self.topic = self._alarm_topic("AlarmTopic", "ddbguard alarms (Critical: pages)", key)
+        self.warning_topic = self._alarm_topic("WarningTopic", "ddbguard warnings (worth a look, never pages)", key)
+        self._subscribe(self.topic, pager=True)
+        self._subscribe(self.warning_topic, pager=False)
         stack_name = Stack.of(self).stack_name
         self.facade = mc.MonitoringFacade(
             self,
@@ -97,16 +144,23 @@ class Monitoring(Construct):
                 self,
                 "Dashboards",
                 dashboard_name_prefix=stack_name,
-                create_dashboard=True,
+                create_dashboard=self.profile == FULL,
                 create_summary_dashboard=False,
                 create_alarm_dashboard=False,
             ),
         )
         self.facade.add_large_header("ddbguard: API, functions, table, integrity outcomes")
+        self._count_statuses(access_logs)
         self._monitor_api(rest_api, routes)
         for function in functions:
-            self._monitor_function(function)
-        self._monitor_function(audit_function, scheduled=True)
+            reserved = function.node.default_child.reserved_concurrent_executions  # type: ignore[union-attr]
+            if self.profile == FULL or reserved:
+                self._monitor_function(function, reserved=reserved)
+        self._monitor_function(
+            audit_function,
+            scheduled=True,
+            reserved=audit_function.node.default_child.reserved_concurrent_executions,  # type: ignore[union-attr]
+        )
         self._monitor_table(table)
         self._monitor_integrity_metrics()
 
@@ -120,21 +174,49 @@ class Monitoring(Construct):
 
     # --- what is watched -------------------------------------------------------------------------------------
 
+    def _count_statuses(self, access_logs: logs.ILogGroup) -> None:
+        """Metric filters on the access log: every request, client errors, guard refusals."""
+        filters = {
+            constants.API_REQUESTS_METRIC: logs.FilterPattern.exists("$.requestId"),
+            constants.API_CLIENT_ERRORS_METRIC: status_pattern(constants.CLIENT_ERROR_STATUSES),
+            constants.API_GUARD_REFUSALS_METRIC: status_pattern(constants.GUARD_REFUSAL_STATUSES),
+        }
+        for name, pattern in filters.items():
+            logs.MetricFilter(
+                self,
+                f"{name}Filter",
+                log_group=access_logs,
+                filter_pattern=pattern,
+                metric_namespace=constants.METRICS_NAMESPACE,
+                metric_name=name,
+                metric_value="1",
+            )
+
     def _monitor_api(self, rest_api: apigw.RestApi, routes: Sequence[Route]) -> None:
-        # The whole stage first (4xx rate alarms here: per route it mostly measures one client's behaviour), then
-        # one section per route (API Gateway's detailed metrics) with its own 5xx rate and p99 latency alarms;
-        # p50 is drawn, not alarmed: a slow median shows in p99 first.
+        # The whole stage first (the client-error rate alarms here: per route it mostly measures one client's
+        # behaviour), then, in the full profile, one section per route (API Gateway's detailed metrics) with its own
+        # 5xx rate and p99 latency alarms; the lean profile alarms on those stage-wide instead. p50 is drawn, not
+        # alarmed: a slow median shows in p99 first.
+        p99 = Duration.millis(settings.number(self, settings.API_LATENCY_P99_MS))
+        stage_alarms: dict[str, object] = {}
+        if self.profile == LEAN:
+            stage_alarms = {
+                "add5_xx_fault_rate_alarm": {
+                    CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
+                },
+                "add_latency_p99_alarm": {WARNING: mc.LatencyThreshold(max_latency=p99)},
+            }
         self.facade.monitor_api_gateway(
             api=rest_api,
             api_stage=constants.API_STAGE,
             human_readable_name=f"API {constants.API_NAME} (stage {constants.API_STAGE})",
             alarm_friendly_name="Api",
             latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
-            add4_xx_error_rate_alarm={
-                WARNING: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_4XX_RATE_PERCENT))
-            },
+            **stage_alarms,
         )
-        p99 = Duration.millis(settings.number(self, settings.API_LATENCY_P99_MS))
+        self._monitor_client_errors()
+        if self.profile == LEAN:
+            return
         for route in routes:
             self.facade.monitor_api_gateway(
                 api=rest_api,
@@ -150,12 +232,66 @@ class Monitoring(Construct):
                 add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=p99)},
             )
 
-    def _monitor_function(self, function: lambda_.Function, *, scheduled: bool = False) -> None:
+    def _monitor_client_errors(self) -> None:
+        """Client-error rate (401/403/404/422/429 of all requests) alarms; guard refusals (409/412) are drawn only."""
+        requests = access_log_metric(constants.API_REQUESTS_METRIC, self.period)
+        client_errors = access_log_metric(constants.API_CLIENT_ERRORS_METRIC, self.period)
+        rate = cloudwatch.MathExpression(
+            expression="FILL(errors, 0) / FILL(requests, 1)",
+            using_metrics={"errors": client_errors, "requests": requests},
+            period=self.period,
+            label="Client-error rate (401/403/404/422/429)",
+        )
+        self.facade.monitor_custom(
+            human_readable_name="API status classes (from the access log)",
+            alarm_friendly_name="ApiStatus",
+            metric_groups=[
+                mc.CustomMetricGroup(
+                    title="Client errors (a broken client or an attack)",
+                    metrics=[
+                        mc.CustomMetricWithAlarm(
+                            metric=rate,
+                            alarm_friendly_name="ClientErrorRate",
+                            add_alarm=self._above(
+                                self._percent(settings.API_4XX_RATE_PERCENT),
+                                WARNING,
+                                "Many requests answered 401/403/404/422/429: a broken client or an attack.",
+                            ),
+                        )
+                    ],
+                ),
+                mc.CustomMetricGroup(
+                    title="Guard refusals (409 conflicts, 412 stale versions): the guards doing their job",
+                    metrics=[access_log_metric(constants.API_GUARD_REFUSALS_METRIC, self.period), requests],
+                ),
+            ],
+        )
+
+    def _monitor_function(
+        self, function: lambda_.Function, *, scheduled: bool = False, reserved: object = None
+    ) -> None:
         name = function.node.id.removesuffix("Function")
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
         duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
         # A scheduled function runs once a day: one datapoint is all there is, so 1 of 1 instead of N of M.
         once = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
+        # A function with reserved concurrency cannot exceed it: running out shows as throttles, which alarm. The
+        # others get a concurrency warning below what the stage throttle lets them reach.
+        concurrency: dict[str, object] = {}
+        if not reserved:
+            limit = settings.number(self, settings.FUNCTION_CONCURRENCY)
+            if limit >= self.route_concurrency_ceiling:
+                raise ValueError(
+                    f"context {settings.FUNCTION_CONCURRENCY.name}={limit:g} cannot be reached: the stage throttle "
+                    f"holds one route function below {self.route_concurrency_ceiling:g} concurrent executions"
+                )
+            concurrency["add_concurrent_executions_count_alarm"] = {
+                WARNING: mc.RunningTaskCountThreshold(
+                    max_running_tasks=limit,
+                    treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
+                    **once,
+                )
+            }
         self.facade.monitor_lambda_function(
             lambda_function=function,
             human_readable_name=f"Function {name}",
@@ -172,13 +308,7 @@ class Monitoring(Construct):
                 )
             },
             add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=Duration.millis(duration_limit), **once)},
-            add_concurrent_executions_count_alarm={
-                WARNING: mc.RunningTaskCountThreshold(
-                    max_running_tasks=settings.number(self, settings.FUNCTION_CONCURRENCY),
-                    treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
-                    **once,
-                )
-            },
+            **concurrency,
         )
 
     def _monitor_table(self, table: dynamodb.Table) -> None:
@@ -194,9 +324,24 @@ class Monitoring(Construct):
             add_write_throttled_events_count_alarm={
                 CRITICAL: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
             },
-            add_system_error_count_alarm={
-                CRITICAL: mc.ErrorCountThreshold(max_error_count=settings.number(self, settings.TABLE_SYSTEM_ERRORS))
-            },
+        )
+        # The library's system-error alarm sums nine operations without FILL and leaves out TransactWriteItems; a
+        # DynamoDB metric without data keeps the alarm's state, so a sum over missing terms may never fire.
+        terms = {
+            f"e{index}": table.metric(
+                "SystemErrors",
+                dimensions_map={"TableName": table.table_name, "Operation": operation},
+                statistic="Sum",
+                period=self.period,
+                label=operation,
+            )
+            for index, operation in enumerate(constants.TABLE_OPERATIONS)
+        }
+        system_errors = cloudwatch.MathExpression(
+            expression=" + ".join(f"FILL({name}, 0)" for name in terms),
+            using_metrics=terms,
+            period=self.period,
+            label="System errors, every operation",
         )
         # The library's table section has no helper for these two; its generic custom section draws them.
         # Neither alarms: a conditional check failure is a guard refusing a write (409/412 by design), and
@@ -205,6 +350,20 @@ class Monitoring(Construct):
             human_readable_name="Table guards",
             alarm_friendly_name="TableGuards",
             metric_groups=[
+                mc.CustomMetricGroup(
+                    title="System errors (every operation the service calls)",
+                    metrics=[
+                        mc.CustomMetricWithAlarm(
+                            metric=system_errors,
+                            alarm_friendly_name="TableSystemErrors",
+                            add_alarm=self._above(
+                                settings.number(self, settings.TABLE_SYSTEM_ERRORS),
+                                CRITICAL,
+                                "DynamoDB answered with internal server errors (HTTP 500).",
+                            ),
+                        )
+                    ],
+                ),
                 mc.CustomMetricGroup(
                     title="Conditional check failures and transaction conflicts",
                     metrics=[
@@ -215,7 +374,7 @@ class Monitoring(Construct):
                             "TransactionConflict", statistic="Sum", period=self.period, label="TransactionConflict"
                         ),
                     ],
-                )
+                ),
             ],
         )
 
@@ -228,20 +387,19 @@ class Monitoring(Construct):
                 "Sustained transient-error retries (transaction conflicts or throttling).",
             ),
         }
-        for name in LOCK_AUDIT_METRICS:
-            # A broken lock is a data-integrity incident: the first finding alarms (1 of 1 datapoints). The audit
-            # reports once a day, so one datapoint spans an hour: the alarm stays visible, then clears by itself.
-            alarmed[name] = {
-                CRITICAL: mc.CustomThreshold(
-                    threshold=0,
-                    comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                    datapoints_to_alarm=1,
-                    evaluation_periods=1,
-                    period=LOCK_AUDIT_PERIOD,
-                    treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
-                    additional_description="The lock audit found a broken uniqueness lock (see its log).",
-                )
-            }
+        # A broken lock left unrepaired is a data-integrity incident: the first one alarms (1 of 1 datapoints).
+        # The audit reports once a day, so one datapoint spans an hour: the alarm stays visible, then clears.
+        alarmed[LOCK_AUDIT_ALARMED] = {
+            CRITICAL: mc.CustomThreshold(
+                threshold=0,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                datapoints_to_alarm=1,
+                evaluation_periods=1,
+                period=LOCK_AUDIT_PERIOD,
+                treat_missing_data_override=cloudwatch.TreatMissingData.NOT_BREACHING,
+                additional_description="The lock audit left a broken uniqueness lock unrepaired (see its log).",
+            )
+        }
         groups = []
         for title, names in INTEGRITY_GRAPHS:
             metrics: list[cloudwatch.Metric | mc.CustomMetricWithAlarm] = []
@@ -281,25 +439,27 @@ class Monitoring(Construct):
     # --- where alarms go ------------------------------------------------------------------------------------
 
     def _alarm_action(self) -> mc.IAlarmActionStrategy:
-        own = mc.SnsAlarmActionStrategy(on_alarm_topic=self.topic, on_ok_topic=self.topic)
+        critical: mc.IAlarmActionStrategy = mc.SnsAlarmActionStrategy(on_alarm_topic=self.topic, on_ok_topic=self.topic)
         existing_arn = settings.text(self, settings.ALARM_TOPIC_ARN)
-        if not existing_arn:
-            return own
-        existing = sns.Topic.from_topic_arn(self, "ExistingAlarmTopic", existing_arn)
-        return mc.MultipleAlarmActionStrategy([own, mc.SnsAlarmActionStrategy(on_alarm_topic=existing)])
+        if existing_arn:
+            existing = sns.Topic.from_topic_arn(self, "ExistingAlarmTopic", existing_arn)
+            critical = mc.MultipleAlarmActionStrategy([critical, mc.SnsAlarmActionStrategy(on_alarm_topic=existing)])
+        warning = mc.SnsAlarmActionStrategy(on_alarm_topic=self.warning_topic, on_ok_topic=self.warning_topic)
+        return BySeverity({CRITICAL: critical, WARNING: warning})
 
-    def _subscribe(self, topic: sns.Topic) -> None:
+    def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
+        """Emails get both topics (an inbox, not a pager); the webhook, a pager, gets Critical only."""
         for address in settings.text_list(self, settings.ALARM_EMAILS):
             if "@" not in address:
                 raise ValueError(f"context {settings.ALARM_EMAILS.name}: {address!r} is not an email address")
             topic.add_subscription(subscriptions.EmailSubscription(address))
         webhook = settings.text(self, settings.ALARM_WEBHOOK_URL)
-        if webhook:
+        if webhook and pager:
             if not webhook.startswith("https://"):
                 raise ValueError(f"context {settings.ALARM_WEBHOOK_URL.name}: an https:// URL is required")
             topic.add_subscription(subscriptions.UrlSubscription(webhook, protocol=sns.SubscriptionProtocol.HTTPS))
 
-    def _alarm_topic(self) -> sns.Topic:
+    def _topic_key(self) -> kms.Key:
         # A customer-managed key, because CloudWatch must be allowed to use it and the AWS-managed SNS key's
         # policy cannot grant that.
         key = kms.Key(
@@ -323,10 +483,15 @@ class Monitoring(Construct):
                 conditions=same_account,
             )
         )
+        return key
+
+    def _alarm_topic(self, construct_id: str, display_name: str, key: kms.Key) -> sns.Topic:
+        cloudwatch_principal = iam.ServicePrincipal("cloudwatch.amazonaws.com")
+        same_account = {"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}}
         topic = sns.Topic(
             self,
-            "AlarmTopic",
-            display_name="ddbguard alarms",
+            construct_id,
+            display_name=display_name,
             master_key=key,
             enforce_ssl=True,
         )

@@ -1,4 +1,5 @@
-"""Every CDK context key the stack reads, with its default: `cdk deploy -c key=value` or `"context"` in cdk.json.
+"""Every CDK context key the stack reads, with its default: set per environment in `config/<env>.json`
+(infra/environments.py), or for one run with `-c key=value`.
 
 docs/infra.md ("First deploy") lists the same keys and defaults; a test keeps the two in step.
 """
@@ -18,12 +19,14 @@ class ContextKey:
     help: str
 
 
-ALARM_EMAILS = ContextKey("alarmEmails", "", "Comma-separated email addresses subscribed to the alarm topic.")
+ALARM_EMAILS = ContextKey(
+    "alarmEmails", "", "Comma-separated email addresses subscribed to both alarm topics (Critical and Warning)."
+)
 ALARM_TOPIC_ARN = ContextKey(
-    "alarmTopicArn", "", "ARN of an existing SNS topic that also receives every alarm (e.g. an on-call topic)."
+    "alarmTopicArn", "", "ARN of an existing SNS topic that also receives every Critical alarm (e.g. an on-call topic)."
 )
 ALARM_WEBHOOK_URL = ContextKey(
-    "alarmWebhookUrl", "", "HTTPS endpoint subscribed to the alarm topic (it must confirm the SNS subscription)."
+    "alarmWebhookUrl", "", "HTTPS endpoint subscribed to the Critical topic (it must confirm the SNS subscription)."
 )
 ALARM_PERIOD_MINUTES = ContextKey("alarmPeriodMinutes", 1, "Length of one alarm datapoint, in minutes.")
 ALARM_EVALUATION_PERIODS = ContextKey("alarmEvaluationPeriods", 5, "M: datapoints an alarm looks at.")
@@ -50,8 +53,8 @@ FUNCTION_DURATION_P99_PERCENT = ContextKey(
 )
 FUNCTION_CONCURRENCY = ContextKey(
     "functionConcurrentExecutions",
-    50,
-    "A datapoint breaches above this many concurrent executions of one function (the stage allows 50 rps).",
+    20,
+    "A datapoint breaches above this many concurrent executions of one route function (below its throttle's ceiling).",
 )
 TABLE_THROTTLES = ContextKey(
     "tableThrottleCount", 0, "A datapoint breaches above this many throttled read (or write) events."
@@ -62,6 +65,46 @@ TABLE_SYSTEM_ERRORS = ContextKey(
 BUSY_COUNT = ContextKey("busyCount", 0, "A datapoint breaches above this many 503 busy answers (retries exhausted).")
 TRANSACTION_RETRY_COUNT = ContextKey(
     "transactionRetryCount", 50, "A datapoint breaches above this many transient-error retries (conflicts, throttling)."
+)
+MONITORING_PROFILE = ContextKey(
+    "monitoringProfile",
+    "full",
+    "full: every alarm and the dashboard; lean: stage-wide API alarms, the table, settlement, audit and integrity "
+    "alarms only, no dashboard (a fraction of the idle cost).",
+)
+API_STAGE_RATE_LIMIT = ContextKey(
+    "apiStageRateLimit", 100, "Requests per second the whole stage may serve, split across the routes' methods."
+)
+API_STAGE_BURST_LIMIT = ContextKey(
+    "apiStageBurstLimit", 200, "Burst of the whole stage, split across the routes' methods like the rate."
+)
+API_DOMAIN_NAME = ContextKey(
+    "apiDomainName", "", "Custom domain (TLS 1.2) for the API; when set, the execute-api endpoint is disabled."
+)
+API_CERTIFICATE_ARN = ContextKey(
+    "apiCertificateArn", "", "ACM certificate (same region) for apiDomainName; required with it."
+)
+CORS_ALLOWED_ORIGINS = ContextKey(
+    "corsAllowedOrigins", "", "Comma-separated browser origins allowed by CORS (none: CORS off)."
+)
+OAUTH_CALLBACK_URLS = ContextKey(
+    "oauthCallbackUrls",
+    "",
+    "Comma-separated https callback URLs; when set, the app client gets the authorization-code flow (PKCE), "
+    "otherwise every OAuth flow is off.",
+)
+SES_FROM_EMAIL = ContextKey(
+    "sesFromEmail",
+    "",
+    "Verified SES identity the user pool sends email from (none: Cognito's limited default sender).",
+)
+SETTLEMENT_RESERVED_CONCURRENCY = ContextKey(
+    "settlementReservedConcurrency", 10, "Concurrency reserved for the settlement function (0: none reserved)."
+)
+AUDIT_RESERVED_CONCURRENCY = ContextKey(
+    "auditReservedConcurrency",
+    4,
+    "Concurrency reserved for the lock audit (0: none reserved); also the number of parallel Scan segments.",
 )
 POWERTOOLS_PUBLIC_LAYER = ContextKey(
     "powertoolsPublicLayer",
@@ -88,8 +131,19 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     TABLE_SYSTEM_ERRORS,
     BUSY_COUNT,
     TRANSACTION_RETRY_COUNT,
+    MONITORING_PROFILE,
+    API_STAGE_RATE_LIMIT,
+    API_STAGE_BURST_LIMIT,
+    API_DOMAIN_NAME,
+    API_CERTIFICATE_ARN,
+    CORS_ALLOWED_ORIGINS,
+    OAUTH_CALLBACK_URLS,
+    SES_FROM_EMAIL,
+    SETTLEMENT_RESERVED_CONCURRENCY,
+    AUDIT_RESERVED_CONCURRENCY,
     POWERTOOLS_PUBLIC_LAYER,
 )
+BY_NAME = {key.name: key for key in ALL_KEYS}
 
 
 def _raw(scope: Construct, key: ContextKey) -> Any:
@@ -114,6 +168,21 @@ def whole_number(scope: Construct, key: ContextKey) -> int:
     if result != int(result) or result < 1:
         raise ValueError(f"context {key.name}={result!r}: a whole number of at least 1 is required")
     return int(result)
+
+
+def count(scope: Construct, key: ContextKey) -> int:
+    """A whole number that may be 0 (0 turns the feature off)."""
+    result = number(scope, key)
+    if result != int(result):
+        raise ValueError(f"context {key.name}={result!r}: a whole number is required")
+    return int(result)
+
+
+def choice(scope: Construct, key: ContextKey, allowed: tuple[str, ...]) -> str:
+    value = text(scope, key)
+    if value not in allowed:
+        raise ValueError(f"context {key.name}={value!r}: one of {', '.join(allowed)} is required")
+    return value
 
 
 def text(scope: Construct, key: ContextKey) -> str:

@@ -9,7 +9,7 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants
+from infra import constants, environments
 from infra.api import Api
 from infra.auth import Auth
 from infra.functions import Functions
@@ -34,13 +34,23 @@ class DdbguardStack(Stack):
             functions=[item.function for item in self.functions.routes] + [self.functions.settlement_function],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
+            access_logs=self.api.access_logs,
+            route_concurrency_ceiling=self.api.throttle.route_concurrency_ceiling(constants.FUNCTION_TIMEOUT_SECONDS),
         )
 
         CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL of the v1 stage")
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
         CfnOutput(self, "UserPoolId", value=self.auth.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.auth.client.user_pool_client_id)
-        CfnOutput(self, "AlarmTopicArn", value=self.monitoring.topic.topic_arn)
+        CfnOutput(self, "AlarmTopicArn", value=self.monitoring.topic.topic_arn, description="Critical alarms (pages)")
+        CfnOutput(self, "WarningTopicArn", value=self.monitoring.warning_topic.topic_arn, description="Warnings")
+        if self.api.custom_domain is not None:
+            CfnOutput(
+                self,
+                "ApiDomainTarget",
+                value=self.api.custom_domain.domain_name_alias_domain_name,
+                description="Point the custom domain's DNS (CNAME or alias) here",
+            )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
 
 
@@ -54,6 +64,8 @@ def build_app(**app_kwargs: Any) -> tuple[App, DdbguardStack]:
     # The CLI's own context (cdk.json, -c) takes precedence over this, so passing it under the CLI is harmless.
     context = {**cdk_json_context(), **app_kwargs.pop("context", {})}
     app = App(context=context, **app_kwargs)
+    # config/<environment>.json fills what neither the command line nor the caller set.
+    environments.apply(app.node)
     # cdk-nag 3 is a policy-validation plugin; the v2 `Aspects.of(app).add(...)` form no longer works.
     Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     stack = DdbguardStack(app, constants.STACK_ID)

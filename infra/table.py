@@ -28,7 +28,8 @@ class Storage(Construct):
             # Keys only: the settlement function reads each new ledger entry by key (small records, and no item
             # content, personal data included, copied into the stream).
             stream=dynamodb.StreamViewType.KEYS_ONLY,
-            # Ledger entries are money records: neither `cdk destroy` nor a console click may delete them.
-            removal_policy=RemovalPolicy.RETAIN,
+            # Ledger entries are money records: neither `cdk destroy` nor a console click may delete them. Retained
+            # except on create: a first deploy that rolls back removes the (still empty) table instead of orphaning it.
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deletion_protection=True,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from infra import constants
 from local.paths import ROOT
 from tests.support.table_access import SESSION_LOG, WHOLE_SUITE, ungranted_calls, unused_grants
 
@@ -25,3 +26,9 @@ def test_every_call_is_granted_and_every_grant_is_used(request: pytest.FixtureRe
     if request.session.testsfailed:
         pytest.skip("other tests failed, so some calls may not have been made: unused grants not judged")
     assert unused_grants(observed) == [], f"grants no call needed (observed: {REPORT})"
+
+
+def test_every_operation_called_is_a_term_of_the_table_system_error_alarm() -> None:
+    """The alarm (infra/monitoring.py) sums SystemErrors over constants.TABLE_OPERATIONS: none may be missing."""
+    assert SESSION_LOG.operations, "no DynamoDB call was recorded"
+    assert SESSION_LOG.operations <= set(constants.TABLE_OPERATIONS)

@@ -122,12 +122,16 @@ CUSTOM_CONTEXT: dict[str, Any] = {
     "functionErrorCount": "3",
     "functionThrottleCount": "4",
     "functionDurationP99Percent": "50",
-    "functionConcurrentExecutions": "20",
+    "functionConcurrentExecutions": "15",
     "tableThrottleCount": "5",
     "tableSystemErrorCount": "6",
     "busyCount": "7",
     "transactionRetryCount": "80",
     "powertoolsPublicLayer": "true",
+    "apiStageRateLimit": "150",
+    "apiStageBurstLimit": "300",
+    "settlementReservedConcurrency": "3",
+    "auditReservedConcurrency": "2",
 }
 
 

@@ -112,19 +112,21 @@ def test_stage_v1_logs_traces_and_throttles(template: Template, synth: Synth) ->
                 "DestinationArn": Match.object_like({"Fn::Join": ["", Match.array_with([{"Ref": access_logs_id}])]}),
                 "Format": Match.string_like_regexp(r"\$context\.requestId"),
             },
-            "MethodSettings": [
-                Match.object_like(
-                    {
-                        "HttpMethod": "*",
-                        "ResourcePath": "/*",
-                        "LoggingLevel": "ERROR",
-                        "DataTraceEnabled": False,
-                        "MetricsEnabled": True,
-                        "ThrottlingRateLimit": Match.any_value(),
-                        "ThrottlingBurstLimit": Match.any_value(),
-                    }
-                )
-            ],
+            "MethodSettings": Match.array_with(
+                [
+                    Match.object_like(
+                        {
+                            "HttpMethod": "*",
+                            "ResourcePath": "/*",
+                            "LoggingLevel": "ERROR",
+                            "DataTraceEnabled": False,
+                            "MetricsEnabled": True,
+                            "ThrottlingRateLimit": Match.any_value(),
+                            "ThrottlingBurstLimit": Match.any_value(),
+                        }
+                    )
+                ]
+            ),
         },
     )
 

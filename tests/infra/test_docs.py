@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from aws_cdk import Validations
+from aws_cdk.assertions import Template
 
 from infra import settings
+from infra.stack import build_app
+
+if TYPE_CHECKING:
+    from conftest import Synth
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "infra.md"
 
@@ -38,3 +47,49 @@ def test_every_context_key_is_documented_with_its_default() -> None:
 def test_context_keys_are_unique() -> None:
     names = [key.name for key in settings.ALL_KEYS]
     assert len(names) == len(set(names))
+
+
+def _counts(stack: Any, template: dict[str, Any]) -> dict[str, int]:
+    resources = template["Resources"].values()
+    alarms = [value["Properties"] for value in resources if value["Type"] == "AWS::CloudWatch::Alarm"]
+    acknowledged = sum(
+        len(dict(entry.data))
+        for construct in stack.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == Validations.ACKNOWLEDGED_RULES_METADATA_KEY
+    )
+    return {
+        "functions": sum(value["Type"] == "AWS::Lambda::Function" for value in resources),
+        "alarms": len(alarms),
+        "alarm metrics": sum(
+            1 if "MetricName" in alarm else sum("MetricStat" in query for query in alarm["Metrics"]) for alarm in alarms
+        ),
+        "dashboard": sum(value["Type"] == "AWS::CloudWatch::Dashboard" for value in resources),
+        "cdk-nag acknowledgements": acknowledged,
+    }
+
+
+def _documented_counts() -> tuple[dict[str, int], dict[str, int]]:
+    """The bold counts of the line at the top of docs/infra.md: (default context, lean profile)."""
+    text = DOCS.read_text(encoding="utf-8")
+    line = text.split("**From the synthesized template**", 1)[1].split("\n\n", 1)[0].replace("\n", " ")
+    default_part, lean_part = line.split("monitoringProfile=lean", 1)
+    pairs = lambda part: {what: int(n) for n, what in re.findall(r"\*\*(\d+) ([a-z -]+?)s?\*\*", part)}  # noqa: E731
+    return pairs(default_part), pairs(lean_part)
+
+
+def test_the_counts_in_the_docs_are_the_templates(synth: Synth) -> None:
+    documented, documented_lean = _documented_counts()
+    actual = _counts(synth.stack, synth.json)
+    assert documented == {
+        key.removesuffix("s") if key != "alarm metrics" else "alarm metric": value for key, value in actual.items()
+    }
+    _app, lean_stack = build_app(context={"monitoringProfile": "lean"})
+    lean = _counts(lean_stack, Template.from_stack(lean_stack).to_json())
+    assert documented_lean == {"alarm": lean["alarms"], "alarm metric": lean["alarm metrics"]}
+    assert lean["dashboard"] == 0
+
+
+@pytest.mark.parametrize("stale", ["19 functions", "120 alarms", "128 alarm metrics", "45 acknowledged"])
+def test_no_stale_count_is_left_in_the_docs(stale: str) -> None:
+    assert stale not in DOCS.read_text(encoding="utf-8")

@@ -63,11 +63,11 @@ def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, in
     if suffix.startswith("AuditLocks-"):
         n_of_m = (1, 1)  # the audit runs once a day: its one datapoint decides
     rules: list[tuple[str, float]] = [
-        (r"^Api-Error-Rate-Warning$", ctx["api4xxRatePercent"] / 100),
-        (r"^Api[A-Za-z]+-Fault-Rate-Critical$", ctx["api5xxRatePercent"] / 100),
-        (r"^Api[A-Za-z]+-Latency-P99-Warning$", ctx["apiLatencyP99Ms"]),
+        (r"^ApiStatus-ClientErrorRate-Warning$", ctx["api4xxRatePercent"] / 100),
+        (r"^Api[A-Za-z]*-Fault-Rate-Critical$", ctx["api5xxRatePercent"] / 100),
+        (r"^Api[A-Za-z]*-Latency-P99-Warning$", ctx["apiLatencyP99Ms"]),
         (r"^Table-(Read|Write)-Throttled-Events-Critical$", ctx["tableThrottleCount"]),
-        (r"^Table-SystemError-Count-Critical$", ctx["tableSystemErrorCount"]),
+        (r"^TableGuards-TableSystemErrors-Critical$", ctx["tableSystemErrorCount"]),
         (r"^Integrity-Busy-Critical$", ctx["busyCount"]),
         (r"^Integrity-TransactionRetry-Warning$", ctx["transactionRetryCount"]),
         (r"^[A-Za-z]+-Fault-Count-Critical$", ctx["functionErrorCount"]),
@@ -108,32 +108,49 @@ def test_no_request_alarm_pages_on_a_single_datapoint(synth: Synth) -> None:
         assert alarm["DatapointsToAlarm"] >= 2 and alarm["EvaluationPeriods"] > alarm["DatapointsToAlarm"], name
 
 
-def test_a_lock_audit_finding_alarms_on_the_first_occurrence(synth: Synth) -> None:
+def test_an_unrepaired_lock_audit_finding_alarms_on_the_first_occurrence(synth: Synth) -> None:
     alarms = _alarms(synth)
-    for metric in ("LockAuditFinding", "LockAuditUnrepaired"):
-        alarm = alarms[f"{constants.STACK_ID}-Integrity-{metric}-Critical"]
-        (stat,) = _metric_stats(alarm)
-        assert stat["Metric"] == {
-            "Namespace": "ddbguard",
-            "MetricName": metric,
-            "Dimensions": [{"Name": "service", "Value": "ddbguard"}],
-        }
-        assert (alarm["Threshold"], alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (0, 1, 1)
+    alarm = alarms[f"{constants.STACK_ID}-Integrity-LockAuditUnrepaired-Critical"]
+    (stat,) = _metric_stats(alarm)
+    assert stat["Metric"] == {
+        "Namespace": "ddbguard",
+        "MetricName": "LockAuditUnrepaired",
+        "Dimensions": [{"Name": "service", "Value": "ddbguard"}],
+    }
+    assert (alarm["Threshold"], alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (0, 1, 1)
 
 
-def test_every_alarm_notifies_the_topic_on_alarm_and_on_recovery(synth: Synth) -> None:
-    (topic_id,) = synth.of_type("AWS::SNS::Topic")
+def test_a_repaired_lock_audit_finding_pages_nobody(synth: Synth) -> None:
+    watched = {stat["Metric"]["MetricName"] for alarm in _alarms(synth).values() for stat in _metric_stats(alarm)}
+    assert "LockAuditFinding" not in watched
+
+
+def _topics(synth: Synth) -> tuple[str, str]:
+    """(critical topic, warning topic) logical ids."""
+    topics = synth.of_type("AWS::SNS::Topic")
+    (critical,) = [logical_id for logical_id in topics if logical_id.startswith("MonitoringAlarmTopic")]
+    (warning,) = [logical_id for logical_id in topics if logical_id.startswith("MonitoringWarningTopic")]
+    return critical, warning
+
+
+def test_critical_and_warning_alarms_notify_their_own_topic_on_alarm_and_on_recovery(synth: Synth) -> None:
+    critical, warning = _topics(synth)
+    assert len(synth.of_type("AWS::SNS::Topic")) == 2
     for name, alarm in _alarms(synth).items():
-        assert alarm["AlarmActions"] == [{"Ref": topic_id}], name
-        assert alarm["OKActions"] == [{"Ref": topic_id}], name
+        topic = critical if name.endswith("-Critical") else warning
+        assert name.endswith(("-Critical", "-Warning")), name
+        assert alarm["AlarmActions"] == [{"Ref": topic}], name
+        assert alarm["OKActions"] == [{"Ref": topic}], name
         assert alarm.get("ActionsEnabled", True) is True, name
 
 
-def test_an_existing_topic_from_context_also_gets_every_alarm(custom_synth: Synth) -> None:
-    (topic_id,) = custom_synth.of_type("AWS::SNS::Topic")
+def test_an_existing_topic_from_context_gets_the_critical_alarms_only(custom_synth: Synth) -> None:
+    critical, _warning = _topics(custom_synth)
     for name, alarm in _alarms(custom_synth).items():
-        assert {"Ref": topic_id} in alarm["AlarmActions"], name
-        assert CUSTOM_CONTEXT["alarmTopicArn"] in alarm["AlarmActions"], name
+        reaches_on_call = CUSTOM_CONTEXT["alarmTopicArn"] in alarm["AlarmActions"]
+        assert reaches_on_call == name.endswith("-Critical"), name
+        if reaches_on_call:
+            assert {"Ref": critical} in alarm["AlarmActions"], name
 
 
 def test_no_subscription_without_context(synth: Synth) -> None:
@@ -141,14 +158,16 @@ def test_no_subscription_without_context(synth: Synth) -> None:
 
 
 def test_subscriptions_come_from_context(custom_synth: Synth) -> None:
-    (topic_id,) = custom_synth.of_type("AWS::SNS::Topic")
-    found = {
-        (props["Properties"]["Protocol"], props["Properties"]["Endpoint"])
-        for props in custom_synth.of_type("AWS::SNS::Subscription").values()
-        if props["Properties"]["TopicArn"] == {"Ref": topic_id}
-    }
+    critical, warning = _topics(custom_synth)
+    found: dict[str, set[tuple[str, str]]] = {critical: set(), warning: set()}
+    for props in custom_synth.of_type("AWS::SNS::Subscription").values():
+        found[props["Properties"]["TopicArn"]["Ref"]].add(
+            (props["Properties"]["Protocol"], props["Properties"]["Endpoint"])
+        )
     emails = {("email", address) for address in CUSTOM_CONTEXT["alarmEmails"].split(",")}
-    assert found == emails | {("https", CUSTOM_CONTEXT["alarmWebhookUrl"])}
+    # The webhook is a pager: Critical only. Emails are an inbox: both.
+    assert found[critical] == emails | {("https", CUSTOM_CONTEXT["alarmWebhookUrl"])}
+    assert found[warning] == emails
 
 
 def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Synth) -> None:
@@ -156,15 +175,15 @@ def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Sy
     for route in ROUTES:
         for kind in ("Fault-Rate-Critical", "Latency-P99-Warning"):
             assert f"{constants.STACK_ID}-Api{route.construct_id}-{kind}" in names
-    function_names = [route.construct_id for route in ROUTES] + ["AuditLocks"]
+    function_names = [route.construct_id for route in ROUTES] + ["AuditLocks", "SettleEntries"]
     for name in function_names:
-        for kind in (
-            "Fault-Count-Critical",
-            "Throttled-Count-Critical",
-            "Latency-P99-Warning",
-            "Running-Tasks-High-Warning",
-        ):
+        for kind in ("Fault-Count-Critical", "Throttled-Count-Critical", "Latency-P99-Warning"):
             assert f"{constants.STACK_ID}-{name}-{kind}" in names
+    # Concurrency warns for the route functions; settlement and the audit have reserved concurrency, which they
+    # cannot exceed (running out shows as throttles, which alarm).
+    for name in function_names:
+        expected = name not in {"AuditLocks", "SettleEntries"}
+        assert (f"{constants.STACK_ID}-{name}-Running-Tasks-High-Warning" in names) == expected, name
 
 
 def _dashboard_body(synth: Synth) -> str:

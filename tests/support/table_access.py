@@ -111,6 +111,8 @@ class TableAccessLog:
 
     def __init__(self) -> None:
         self.observed: dict[str, dict[str, set[str]]] = {}
+        # DynamoDB API operations called (TransactWriteItems, not its item actions): the system-error alarm's terms.
+        self.operations: set[str] = set()
         self._lock = threading.Lock()
 
     def _record(self, params: dict[str, Any], model: Any, **_: object) -> None:
@@ -118,6 +120,7 @@ class TableAccessLog:
         if function is None:  # a test calling the layer directly: no function's grant is involved
             return
         with self._lock:
+            self.operations.add(model.name)
             actions = self.observed.setdefault(function, {})
             for action, partition in item_actions(model.name, params):
                 actions.setdefault(action, set()).add(NO_KEY if partition == NO_KEY else key_class(partition))

@@ -101,12 +101,17 @@ def audited_entities(entities: Sequence[Entity] | None = None) -> tuple[Entity, 
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _pages_of_locks_and_owners(entities: Sequence[Entity]) -> Iterator[list[Item]]:
-    """Every lock and every audited entity's item, one Scan page at a time (filtered on key prefixes, consistent)."""
+def audited_items(entities: Sequence[Entity]) -> ConditionBase:
+    """The Scan filter: lock items and the audited entities' items, the only items the audit judges."""
     condition: ConditionBase = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX)
     for entity in entities:
         condition = condition | (Attr(PARTITION_KEY).begins_with(entity.prefix) & Attr(SORT_KEY).eq(entity.sort))
-    return reads.scan_pages(condition)
+    return condition
+
+
+def _pages_of_locks_and_owners(entities: Sequence[Entity]) -> Iterator[list[Item]]:
+    """Every lock and every audited entity's item, one Scan page at a time (filtered on key prefixes, consistent)."""
+    return reads.scan_pages(audited_items(entities))
 
 
 def _by_partition(found: list[Item]) -> dict[str, Item]:
@@ -326,15 +331,20 @@ def audit_locks(*, repair: bool = False, entities: Sequence[Entity] | None = Non
     audited = audited_entities(entities)
     report = AuditReport()
     for page in _pages_of_locks_and_owners(audited):
-        locks, owners, candidates = judge_page(page, audited)
-        report.locks_scanned += len(locks)
-        for entity, _ in owners:
-            report.scanned_by_kind[entity.kind] = report.scanned_by_kind.get(entity.kind, 0) + 1
-        for candidate in candidates:
-            confirmed = _still_broken(candidate)
-            if confirmed is None:
-                continue
-            if repair:
-                confirmed = replace(confirmed, repaired=_repair(confirmed))
-            report.findings.append(confirmed)
+        audit_page(page, report, repair=repair, entities=audited)
     return report
+
+
+def audit_page(page: list[Item], report: AuditReport, *, repair: bool, entities: Sequence[Entity]) -> None:
+    """Judge one Scan page (any slice of the table) into `report`; ddbguard.domain.audit_scan pages by segment."""
+    locks, owners, candidates = judge_page(page, entities)
+    report.locks_scanned += len(locks)
+    for entity, _ in owners:
+        report.scanned_by_kind[entity.kind] = report.scanned_by_kind.get(entity.kind, 0) + 1
+    for candidate in candidates:
+        confirmed = _still_broken(candidate)
+        if confirmed is None:
+            continue
+        if repair:
+            confirmed = replace(confirmed, repaired=_repair(confirmed))
+        report.findings.append(confirmed)
