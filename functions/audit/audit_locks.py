@@ -9,7 +9,7 @@ from typing import Any
 
 from ddbguard.domain import lock_audit
 from ddbguard.domain.pseudonyms import Pseudonyms
-from ddbguard.observability import MetricName, count, logger, metrics, metrics_lock, tracer
+from ddbguard.observability import MetricName, count, logger, metrics, tracer
 
 
 @logger.inject_lambda_context(clear_state=True)
@@ -26,6 +26,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         logger.info("lock audit done", extra=summary)
         return summary
     finally:
-        with metrics_lock:
-            if metrics.metric_set:
-                metrics.flush_metrics()
+        if metrics.metric_set:
+            metrics.flush_metrics()
