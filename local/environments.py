@@ -82,8 +82,14 @@ class ProcessEnvironment:
 
     def stop(self) -> None:
         """Close its stdin (the runtime ends after the invocation in flight), kill it if it lingers."""
+        self.begin_stop()
+        self.finish_stop()
+
+    def begin_stop(self) -> None:
         with suppress(OSError):
             self._requests.close()
+
+    def finish_stop(self) -> None:
         try:
             self.process.wait(STOP_WAIT_S)
         except subprocess.TimeoutExpired:
@@ -143,13 +149,13 @@ class FunctionEnvironments:
         finally:
             self._give_back(environment, healthy)
 
-    def close(self) -> None:
+    def close(self) -> list[ProcessEnvironment]:
+        """No more invocations; the idle environments, for the caller to stop."""
         with self._changed:
             self.closed = True
             idle, self.idle = self.idle, []
             self._changed.notify_all()
-        for environment in idle:
-            environment.stop()
+        return idle
 
 
 class ProcessEnvironments:
@@ -176,5 +182,8 @@ class ProcessEnvironments:
         """Stop every idle environment; a busy one stops when its invocation ends."""
         with self._lock:
             functions = list(self._functions.values())
-        for function in functions:
-            function.close()
+        idle = [environment for function in functions for environment in function.close()]
+        for environment in idle:  # all at once: each ends as soon as its stdin closes
+            environment.begin_stop()
+        for environment in idle:
+            environment.finish_stop()
