@@ -163,6 +163,9 @@ def invoke(
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "ddbguard-local"
+    # Headers and body leave in two writes: with Nagle's algorithm on, the body waits for the client's
+    # delayed ACK (about 40 ms per keep-alive request).
+    disable_nagle_algorithm = True
 
     def _serve(self) -> None:
         length_header = self.headers.get("Content-Length")
