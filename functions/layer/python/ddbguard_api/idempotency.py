@@ -58,8 +58,8 @@ class InTransactionPersistenceLayer(BasePersistenceLayer):
         the key from its local cache."""
 
 
-def _replayed(response: dict[str, Any], record: DataRecord) -> dict[str, Any]:
-    """Powertools' response hook: a response from its local cache is the first one, given again."""
+def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
+    """Powertools' response hook: a response from its local cache (a response dict) is the first one, given again."""
     count(MetricName.REPLAY)
     return {**response, "headers": {**(response.get("headers") or {}), REPLAYED_HEADER: "true"}}
 
