@@ -504,9 +504,9 @@ def _http_section(api, raw, endpoint, settler, args) -> str:
             "events; each function runs in execution environments of its own, OS processes started on first "
             "use (at most `DDBGUARD_LOCAL_ENVIRONMENTS` per function, 8 by default), one invocation at a time "
             "each, as Lambda scales out. Each level first runs untimed, so the timing sees warm environments; "
-            "each figure sums 4 interleaved rounds of raw, deposits and mix; the money mix round-robins deposits, withdrawals, holds and "
-            "transfers over 16 ledgers (4 "
-            "functions). Raw = one deposit-shaped `TransactWriteItems` (balance ADD + entry put) per request "
+            f"each figure sums {HTTP_ROUNDS} interleaved rounds of raw, deposits and mix. The money mix "
+            "round-robins deposits, withdrawals, holds and transfers over 16 ledgers (4 functions). "
+            "Raw = one deposit-shaped `TransactWriteItems` (balance ADD + entry put) per request "
             "from a boto3 client at the "
             f"same concurrency. At 16 clients: deposits {at16[3] / at16[2]:.2f}x, mix {at16[4] / at16[2]:.2f}x "
             "of raw.",
