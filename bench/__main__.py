@@ -525,12 +525,13 @@ def _http_note(ratio: float) -> str:
     if ratio >= 0.8:
         return "The target (>= 0.8x raw at 16 clients) is met."
     return (
-        f"Missed ({ratio:.2f}x at 16). Handlers run in parallel processes now, so the single process is no "
-        "longer the cap; what is left is CPU: on 2 cores, DynamoDB Local (Java), the clients, the front end "
-        "and every environment share them, and a request through HTTP costs the front end (HTTP parsing, the "
-        "event, the pipe to the environment) and the handler (Powertools resolver, pydantic, botocore) on "
-        "top of the raw side's botocore alone. Read the ratio with the load average in the header: other "
-        "work on the machine takes the same cores."
+        f"Missed ({ratio:.2f}x at 16). Handlers run in parallel processes now, so one Python process is no "
+        "longer the cap. What is left: the raw side makes one 2-item `TransactWriteItems`, while a deposit "
+        "through HTTP makes a 3-item one (the request marker too), the read-back `GetItem` of its exact "
+        "`availableCentsAfter`, and the stream settlement's writes, all on the same DynamoDB Local; and on "
+        "2 cores, DynamoDB Local (Java), the clients, the front end and every environment share the CPU with "
+        "whatever else the machine runs (the load average in the header), so the ratio moves by tens of "
+        "points from run to run."
     )
 
 
