@@ -4,6 +4,7 @@ prints its URL, then serves; the table stream is settled in the background, as i
 from __future__ import annotations
 
 import os
+import signal
 import threading
 
 from local.dynamodb_local import local_client
@@ -21,8 +22,13 @@ def main() -> None:
     settler = StreamSettler(endpoint, table, local_client(endpoint, timeout=10))
     threading.Thread(target=settler.run, args=(stop,), daemon=True).start()
     server = BenchServer("127.0.0.1", 0, quiet=True)
+    # Terminated by the benchmark: stop serving, then stop the execution environments (processes).
+    signal.signal(signal.SIGTERM, lambda signum, frame: threading.Thread(target=server.shutdown).start())
     print(server.url, flush=True)
-    server.serve_forever(poll_interval=0.1)
+    try:
+        server.serve_forever(poll_interval=0.1)
+    finally:
+        server.server_close()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from local.server import invoke
+from local.server import Environments, invoke
 from local.tokens import make_token
 
 
@@ -35,7 +35,14 @@ class Reply:
 
 
 class ApiClient:
-    """`api.post("/accounts", {...}, sub="alice", headers={...})` -> Reply."""
+    """`api.post("/accounts", {...}, sub="alice", headers={...})` -> Reply.
+
+    Handlers run in this process (`local.in_process`): by default each request on an environment of its
+    own; pass `InProcessEnvironments(reuse=True)` for warm environments that serve one request after another.
+    """
+
+    def __init__(self, environments: Environments | None = None):
+        self.environments = environments
 
     def request(
         self,
@@ -63,7 +70,7 @@ class ApiClient:
             header_list.append(("Idempotency-Key", idempotency_key))
         if if_match is not None:
             header_list.append(("If-Match", f'"{if_match}"' if isinstance(if_match, int) else if_match))
-        status, out_headers, out_body = invoke(method, path, header_list, data or b"")
+        status, out_headers, out_body = invoke(method, path, header_list, data or b"", self.environments)
         return Reply(status, out_headers, out_body)
 
     def get(self, path: str, **kwargs: Any) -> Reply:

@@ -1,9 +1,9 @@
-"""Which function's handler is running in this thread: the local stand-in for "one Lambda per route".
+"""Which function's handler is running in this thread, for handlers invoked inside this process.
 
-Locally every handler shares one process and one DynamoDB client, so nothing tells their calls
-apart. The local invoke paths (server, `make invoke`, tests) set this around the handler call;
-the table-access test reads it to attribute each DynamoDB call to the function whose IAM grant
-would have to allow it. Production code never reads it.
+Handlers invoked in-process (`local.in_process`, `make invoke`, the stream settler) share one process and
+one DynamoDB client, so nothing tells their calls apart. Those paths set this around the handler call; the
+table-access test reads it to attribute each DynamoDB call to the function whose IAM grant would have to
+allow it. Production code never reads it, and the local HTTP server's environments (processes) need it not.
 """
 
 from __future__ import annotations

@@ -1,21 +1,20 @@
 """The local API: each HTTP request becomes an API Gateway REST proxy event for its route's handler.
 
-Routes come from functions/routes.py, the same table the CDK API is built from. A thread per
-connection (64+ concurrent clients); a handler that raises answers 502 and the server goes on.
+Routes come from functions/routes.py, the same table the CDK API is built from. The front end only
+routes, authorizes and builds events: a thread per connection (64+ concurrent clients), and each function
+runs in execution environments of its own, OS processes started on first use (`local.environments`), so
+the handlers run as deployed. A handler that raises, or whose process dies, answers 502 and the server goes on.
+`invoke` without environments runs the handler in this process (`local.in_process`: tests, the seeder).
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import importlib.util
 import json
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import routes
@@ -23,67 +22,34 @@ from ddbguard_api import cors
 from ddbguard_api.problems import PROBLEM_JSON, problem_document
 from local import docs_ui
 from local.apigw_events import build_event, match_path
-from local.invocation import running
+from local.environments import ProcessEnvironments
 from local.lambda_context import LambdaContext
 from local.tokens import claims_from_authorization
 
 MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refuse past 64 KiB anyway
 
-_import_lock = threading.Lock()
+
+class Environments(Protocol):
+    """Where a function's invocations run: `local.environments` (processes) or `local.in_process`."""
+
+    def invoke(self, route: Any, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
 
 
-Handler = Callable[[dict, Any], dict]
+_in_process: Environments | None = None
+_in_process_lock = threading.Lock()
 
 
-class ExecutionEnvironments:
-    """A function's execution environments, as Lambda keeps them: each runs one invocation at a time.
+def in_process() -> Environments:
+    """The shared in-process environments (tests, the seeder); created on first use, after `configure`."""
+    global _in_process
+    with _in_process_lock:
+        if _in_process is None:
+            from local.in_process import InProcessEnvironments
 
-    A handler module keeps per-invocation state (Powertools' resolver holds the current event on itself),
-    so concurrent requests to one function each get their own copy of the module: a free one, or a new
-    one when all are busy (Lambda scaling out). The first copy is the module `import` gives.
-    """
-
-    def __init__(self, route: Any):
-        self._route = route
-        self._idle: list[Handler] = []
-        self._created = 0
-        self._lock = threading.Lock()
-
-    def _new_copy(self) -> Handler:
-        with _import_lock:  # first imports of a module from several threads at once
-            first = self._created == 0
-            self._created += 1
-            if first:
-                return importlib.import_module(self._route.handler).handler
-            spec = importlib.util.find_spec(self._route.handler)
-            assert spec is not None and spec.loader is not None, self._route.handler
-            module = importlib.util.module_from_spec(spec)  # not in sys.modules: a separate environment
-            spec.loader.exec_module(module)
-            return module.handler
-
-    @contextlib.contextmanager
-    def environment(self) -> Iterator[Handler]:
-        with self._lock:
-            handler = self._idle.pop() if self._idle else None
-        if handler is None:
-            handler = self._new_copy()
-        try:
-            yield handler
-        finally:
-            with self._lock:
-                self._idle.append(handler)
-
-
-_environments: dict[str, ExecutionEnvironments] = {}
-
-
-@contextlib.contextmanager
-def load_handler(route: Any) -> Iterator[Handler]:
-    """A handler of `route`'s function that no other request is using right now."""
-    with _import_lock:
-        environments = _environments.setdefault(route.handler, ExecutionEnvironments(route))
-    with environments.environment() as handler:
-        yield handler
+            _in_process = InProcessEnvironments()
+        return _in_process
 
 
 def _problem(
@@ -140,8 +106,13 @@ def _preflight(origin: str | None, methods: list[str]) -> tuple[int, dict[str, A
 
 
 def invoke(
-    method: str, raw_path: str, headers: list[tuple[str, str]], body: bytes
+    method: str,
+    raw_path: str,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    environments: Environments | None = None,
 ) -> tuple[int, dict[str, Any], bytes]:
+    """API Gateway's part: route, authorize, build the proxy event, invoke the function, map its answer."""
     path = urlsplit(raw_path).path
     route, parameters, methods = find_route(method, path)
     if route is None:
@@ -175,9 +146,9 @@ def invoke(
         path_parameters=parameters,
         claims=claims,
     )
+    context = LambdaContext(function_name=f"ddbguard-{route.operation}")
     try:
-        with load_handler(route) as handler, running(route.operation):
-            response = handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
+        response = (environments or in_process()).invoke(route, event, context)
     except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
         traceback.print_exc()
         return _problem(502, "bad_gateway", "The handler failed.")
@@ -192,6 +163,9 @@ def invoke(
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "ddbguard-local"
+    # Headers and body leave in two writes: with Nagle's algorithm on, the body waits for the client's
+    # delayed ACK (about 40 ms per keep-alive request).
+    disable_nagle_algorithm = True
 
     def _serve(self) -> None:
         length_header = self.headers.get("Content-Length")
@@ -208,7 +182,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
             else:
                 body = self.rfile.read(length) if length else b""
-                status, headers, data = invoke(self.command, self.path, list(self.headers.items()), body)
+                environments = self.server.environments  # type: ignore[attr-defined]
+                status, headers, data = invoke(self.command, self.path, list(self.headers.items()), body, environments)
         self.send_response(status)
         for name, value in headers.items():
             for one in value if isinstance(value, list) else [value]:
@@ -238,9 +213,15 @@ class LocalApiServer(ThreadingHTTPServer):
     request_queue_size = 256
     allow_reuse_address = True
 
-    def __init__(self, host: str, port: int, quiet: bool = False):
+    def __init__(self, host: str, port: int, quiet: bool = False, environments: Environments | None = None):
         super().__init__((host, port), _Handler)
         self.quiet = quiet
+        # Each function in processes of its own, started on first use (local.environments).
+        self.environments = environments or ProcessEnvironments(quiet=quiet)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.environments.close()
 
     @property
     def url(self) -> str:

@@ -19,7 +19,7 @@ import boto3
 import routes
 from ddbguard.domain import audit_scan
 from ddbguard.domain.pseudonyms import Pseudonyms
-from ddbguard.observability import MetricName, count, logger, metrics, metrics_lock, tracer
+from ddbguard.observability import MetricName, count, logger, metrics, tracer
 
 DEFAULT_SEGMENTS = 4
 # Leave this much of the invocation's time for the last page, the metrics and the next invocation.
@@ -75,6 +75,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             return _start_run(context)
         return _audit(audit_scan.Continuation.from_event(event), context)
     finally:
-        with metrics_lock:
-            if metrics.metric_set:
-                metrics.flush_metrics()
+        if metrics.metric_set:
+            metrics.flush_metrics()

@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
 from ddbguard.guards.settlement import settle_new_entry
-from ddbguard.observability import logger, metrics, metrics_lock, tracer
+from ddbguard.observability import logger, metrics, tracer
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
@@ -31,6 +31,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             process_partial_response(event=event, record_handler=settle_record, processor=processor, context=context)
         )
     finally:
-        with metrics_lock:
-            if metrics.metric_set:
-                metrics.flush_metrics()
+        if metrics.metric_set:
+            metrics.flush_metrics()

@@ -103,15 +103,15 @@ def test_server_survives_64_concurrent_connections(local_server):
 
 
 def test_server_keeps_serving_after_a_handler_raises(local_server, monkeypatch):
-    import local.server as server
+    from local.environments import ProcessEnvironment
 
     calls = threading.Event()
 
-    def broken(route):
+    def broken(environment, event, context):
         calls.set()
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(server, "load_handler", broken)
+    monkeypatch.setattr(ProcessEnvironment, "invoke", broken)
     status, _, raw = _raw(local_server, "GET", "/health")
     assert status == 502 and calls.is_set() and json.loads(raw)["code"] == "bad_gateway"
     monkeypatch.undo()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
@@ -28,12 +26,6 @@ class MetricName:
     LOCK_AUDIT_UNREPAIRED = "LockAuditUnrepaired"
 
 
-# Powertools Metrics keeps one process-wide metric set. In Lambda one invocation runs at a
-# time; the local server runs handlers on threads, so adding and flushing share this lock.
-metrics_lock = threading.Lock()
-
-
 def count(name: str, value: int = 1) -> None:
     """Add to a Count metric of this invocation."""
-    with metrics_lock:
-        metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)

@@ -9,7 +9,6 @@ itself is a plain function `Request -> Reply` that calls the domain once. Parsin
 
 from __future__ import annotations
 
-import contextvars
 import json
 import re
 from collections.abc import Callable
@@ -22,18 +21,14 @@ from pydantic import BaseModel
 
 from ddbguard.errors import DomainError
 from ddbguard.guards import replays
-from ddbguard.observability import logger, metrics, metrics_lock, tracer
+from ddbguard.observability import logger, metrics, tracer
 from ddbguard_api import error_responses
 from ddbguard_api.cors import cors_config
-from ddbguard_api.idempotency import IdempotentExecution
+from ddbguard_api.idempotency import REPLAYED_HEADER, IdempotentExecution
 from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
 
 Operation = Callable[[Request[Any]], Reply]
-# This invocation's event (see Endpoint._resolve).
-_current_event: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("ddbguard_event")
-# Stripe's name for it: the response is the first attempt's, given again.
-REPLAYED_HEADER = "Idempotent-Replayed"
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
@@ -70,9 +65,7 @@ class Endpoint:
         self.query_model = query or _model(route.query)
         self._operation: Operation | None = None
         self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
-        resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", self.route.path)
-        self._path_pattern = re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(self.route.path)) + "/?")
-        self.app.route(resolver_path, method=self.route.method)(self._resolve)
+        self.app.route(re.sub(r"\{(\w+)\}", r"<\1>", self.route.path), method=self.route.method)(self._resolve)
         self.idempotency = IdempotentExecution(route.operation, self._execute) if route.idempotency != "none" else None
 
     def operation(self, function: Operation) -> Operation:
@@ -80,45 +73,31 @@ class Endpoint:
         return function
 
     def _execute(self, request: Request[Any]) -> dict[str, Any]:
-        """Run the operation; domain refusals become problem responses, Busy propagates (the client
-        retries). A response given again from an earlier attempt's record says so in a header."""
+        """Run the operation. Refusals (DomainError) and Busy propagate, so Powertools idempotency keeps
+        nothing for them; a response given again from an earlier attempt's marker says so in a header."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
         replays.begin_request()
-        try:
-            response = _json_response(self._operation(request))
-        except DomainError as error:
-            return error_responses.refusal(error, self.route.key)
+        response = _json_response(self._operation(request))
         if replays.was_replayed():
             response["headers"][REPLAYED_HEADER] = "true"
         return response
 
-    def _own_path(self, event: dict[str, Any]) -> dict[str, str] | None:
-        """The path parameters of `event` if it is a request for this endpoint's route, else None."""
-        if str(event.get("httpMethod", "")).upper() != self.route.method:
-            return None
-        match = self._path_pattern.fullmatch(str(event.get("path") or ""))
-        return match.groupdict() if match else None
-
-    def _resolve(self, **_matched: str) -> Response:
-        # The event and its path come from this invocation, not from the resolver: Powertools keeps the
-        # current event on a class attribute, shared by every resolver of the process (harmless in Lambda,
-        # one invocation per process; the local server runs invocations on threads).
-        event = _current_event.get()
-        path = self._own_path(event) or {}
+    def _resolve(self, **path: str) -> Response:
+        event = self.app.current_event.raw_event
         try:
             request = parse_request(self.route, event, path, body_model=self.body_model, query_model=self.query_model)
             if request.identity is not None and self.idempotency is not None:
                 result = self.idempotency.run(request)
             else:
                 result = self._execute(request)
+        except DomainError as error:
+            result = error_responses.refusal(error, self.route.key)
         except error_responses.EXPECTED as error:
             result = error_responses.failure(error)
         return _as_response(result)
 
     def _unexpected(self, error: Exception) -> Response:
         if isinstance(error, NotFoundError):
-            if self._own_path(_current_event.get()) is not None:
-                return self._resolve()  # the resolver matched a concurrent invocation's event (see _resolve)
             return _as_response(error_responses.no_route())  # the path did not fit this function's route
         return _as_response(error_responses.unexpected())
 
@@ -132,13 +111,10 @@ class Endpoint:
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             if idempotency is not None:
                 idempotency.register_lambda_context(context)
-            token = _current_event.set(event)
             try:
                 return app.resolve(event, context)
             finally:
-                _current_event.reset(token)
-                with metrics_lock:
-                    if metrics.metric_set:
-                        metrics.flush_metrics()
+                if metrics.metric_set:
+                    metrics.flush_metrics()
 
         return handler

@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyPersistenceLayerError,
-    IdempotencyValidationError,
-)
+from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyValidationError
 
 from ddbguard.errors import Busy, DomainError
 from ddbguard.observability import logger
 from ddbguard_api import problems
 from ddbguard_api.edge_errors import EdgeError
 
-# Failures a request meets on its way (never a bug): caught and answered as a problem.
-EXPECTED = (
-    EdgeError,
-    IdempotencyValidationError,
-    IdempotencyAlreadyInProgressError,
-    Busy,
-    IdempotencyPersistenceLayerError,
-)
+# Failures a request meets on its way (never a bug): caught and answered as a problem. Powertools raises
+# IdempotencyValidationError when its local cache holds this key for another fingerprint; its in-progress
+# and persistence errors cannot occur (its persistence layer keeps no records of its own, and none in progress).
+EXPECTED = (EdgeError, IdempotencyValidationError, Busy)
 
 
 def refusal(error: DomainError, route_key: str) -> dict[str, Any]:
@@ -38,13 +30,6 @@ def failure(error: Exception) -> dict[str, Any]:
     if isinstance(error, IdempotencyValidationError):
         return problems.problem(
             422, "idempotency_key_reused", "This Idempotency-Key was already used with a different request."
-        )
-    if isinstance(error, IdempotencyAlreadyInProgressError):
-        return problems.problem(
-            409,
-            "request_in_progress",
-            "A request with this Idempotency-Key is still running.",
-            headers={"Retry-After": "1"},
         )
     logger.warning("busy", extra={"reason": str(error)})
     detail = (

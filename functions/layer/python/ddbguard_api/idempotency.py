@@ -1,12 +1,17 @@
-"""Powertools idempotency around an operation, with the record inside the operation's own write.
+"""Powertools idempotency around an operation; the durable record is the operation's own write.
 
-Powertools' `idempotent_function` drives every POST / PATCH / DELETE that carries an
-Idempotency-Key (key = caller + route + header, payload validation on the request's
-fingerprint). Its persistence layer here, `InTransactionPersistenceLayer`, makes no DynamoDB call
-of its own: the record of a write is the request marker (or the update stamp) that the write
-puts in its own TransactWriteItems (`ddbguard.guards.replays`), so a retry is recognised by the
-write itself and answered from the record's ALL_OLD image. No INPROGRESS put, no COMPLETED
-update, and no "still in progress" answer for a request that has no twin.
+Powertools' `idempotent_function` wraps every POST / PATCH / DELETE that carries an Idempotency-Key,
+keyed by caller + route + header, with payload validation on the request's fingerprint
+(`RequestIdentity.fingerprint`, the one definition of "the same request"). What it does here:
+
+- its local cache: a completed response stays in the execution environment's memory, so a retry that
+  lands on the same warm environment is answered from there without a DynamoDB call, and the same key
+  with another fingerprint fails Powertools' payload validation (422 `idempotency_key_reused`);
+- a refusal or a failure raises through it, so it keeps nothing and a retry decides afresh.
+
+Its persistence layer makes no DynamoDB call: the durable record of a write is the request marker (or
+the update stamp) that the write puts in its own transaction (`ddbguard.guards.replays`). A retry on
+another environment is stopped by that write and answered from the marker's ALL_OLD image: one call.
 """
 
 from __future__ import annotations
@@ -18,31 +23,45 @@ from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idemp
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemNotFoundError
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer, DataRecord
 
+from ddbguard.observability import MetricName, count
 from ddbguard_api.request import Request
 
 IDEMPOTENCY_TTL_S = 24 * 3600
+# Stripe's name for it: the response is the first attempt's, given again.
+REPLAYED_HEADER = "Idempotent-Replayed"
 Execute = Callable[[Request[Any]], dict[str, Any]]
 
 
 class InTransactionPersistenceLayer(BasePersistenceLayer):
-    """Records live in the business write (request markers); this layer keeps none of its own."""
+    """Powertools' record store, whose durable records are the request markers of the writes themselves."""
 
     def __init__(self, operation: str):
         super().__init__()
         self.operation = operation
 
+    def _put_record(self, data_record: DataRecord) -> None:
+        """Before the operation (INPROGRESS): writes nothing. The operation's transaction puts the request
+        marker with attribute_not_exists: that is the durable claim on the key, and a twin running on
+        another environment is stopped there and answered from the marker."""
+
     def _get_record(self, idempotency_key: str) -> DataRecord:
-        # Never reached: `_put_record` never reports an existing record, the write does.
+        """Asked only after `_put_record` reported an existing record, which it never does: Powertools finds
+        a completed record in its local cache before asking here, and nothing durable is read."""
         raise IdempotencyItemNotFoundError(idempotency_key)
 
-    def _put_record(self, data_record: DataRecord) -> None:
-        """The INPROGRESS record is the marker the operation's write puts (attribute_not_exists)."""
-
     def _update_record(self, data_record: DataRecord) -> None:
-        """The COMPLETED record was written with the effect; the marker already holds the response."""
+        """After success (COMPLETED): writes nothing, the marker committed with the effect and holds the
+        response. Powertools then keeps `data_record` in this environment's local cache."""
 
     def _delete_record(self, data_record: DataRecord) -> None:
-        """A failed operation wrote nothing, its marker included: nothing to delete."""
+        """After a refusal or a failure: deletes nothing, the failed write wrote no marker. Powertools drops
+        the key from its local cache."""
+
+
+def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
+    """Powertools' response hook: a response from its local cache (a response dict) is the first one, given again."""
+    count(MetricName.REPLAY)
+    return {**response, "headers": {**(response.get("headers") or {}), REPLAYED_HEADER: "true"}}
 
 
 class IdempotentExecution:
@@ -58,6 +77,8 @@ class IdempotentExecution:
             payload_validation_jmespath="fingerprint",
             raise_on_no_idempotency_key=True,
             expires_after_seconds=IDEMPOTENCY_TTL_S,
+            use_local_cache=True,
+            response_hook=_replayed,
         )
 
         def recorded(data: dict[str, Any], request: Request[Any]) -> dict[str, Any]:
@@ -74,6 +95,8 @@ class IdempotentExecution:
         self.config.register_lambda_context(context)
 
     def run(self, request: Request[Any]) -> dict[str, Any]:
+        """The operation's response (given again from the local cache on a warm retry). A domain refusal or
+        Busy raised by the operation goes through Powertools, which then keeps nothing for the key."""
         identity = request.identity
         assert identity is not None and request.idempotency_key is not None
         data = {

@@ -45,7 +45,7 @@ RESPONSE = "response"
 KEY_LIFETIME_S = 24 * 3600
 
 # Set when the current request was answered from an earlier attempt's record (the edge says so
-# in `Idempotent-Replayed`); a context variable, so each thread of the local server has its own.
+# in `Idempotent-Replayed`): request-scoped, reset by the edge as each invocation begins.
 _replayed: contextvars.ContextVar[bool] = contextvars.ContextVar("ddbguard_replayed", default=False)
 
 
