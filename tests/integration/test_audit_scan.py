@@ -63,7 +63,8 @@ def test_a_segment_short_of_time_continues_in_a_new_invocation_and_misses_nothin
     summaries = _run_handler_chain(monkeypatch, timeout_s=10, reserve_s=60)
     assert any(s["continued"] for s in summaries)
     assert all(s["pages"] == 1 for s in summaries)
-    assert sum(s["locksScanned"] for s in summaries) == 4 + 1  # ada's, bob's username, ghost, former
+    # ada's, bob's username, ghost, former; plus bob's re-created email lock when a later page of the run reaches it
+    assert sum(s["locksScanned"] for s in summaries) in (4 + 1, 4 + 2)
     assert sum(s["accountsScanned"] for s in summaries) == 2
     assert sum(s["findings"] for s in summaries) == 3
     assert lock_audit.audit_locks().clean
