@@ -26,6 +26,10 @@ class MetricName:
     REPLAY = "IdempotentReplay"
     LOCK_AUDIT_FINDING = "LockAuditFinding"
     LOCK_AUDIT_UNREPAIRED = "LockAuditUnrepaired"
+    PERMANENT_STORE_ERROR = "PermanentStoreError"
+    SETTLEMENT_BEHIND = "SettlementBehind"
+    SETTLED_ENTRIES = "SettledEntries"
+    OLDEST_UNSETTLED_AGE = "OldestUnsettledAgeSeconds"
 
 
 # Powertools Metrics keeps one process-wide metric set. In Lambda one invocation runs at a
