@@ -35,6 +35,8 @@ DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 byte
 RESOURCE_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 # Request bodies and headers.
 MAX_BODY_BYTES: Final = 64 * 1024
+# Arrays and objects inside one another; no route's body needs more than 3.
+MAX_BODY_DEPTH: Final = 32
 IDEMPOTENCY_KEY_MAX_CHARS: Final = 255
 # Statement pages.
 PAGE_DEFAULT: Final = 25
