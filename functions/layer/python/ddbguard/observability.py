@@ -41,3 +41,9 @@ def count(name: str, value: int = 1) -> None:
     """Add to a Count metric of this invocation."""
     with metrics_lock:
         metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def observe_seconds(name: str, value: float) -> None:
+    """Record one value of a Seconds metric of this invocation (alarms read its Maximum)."""
+    with metrics_lock:
+        metrics.add_metric(name=name, unit=MetricUnit.Seconds, value=value)
