@@ -87,6 +87,10 @@ CUSTOM_METRICS = (
     "IdempotentReplay",
     "LockAuditFinding",
     "LockAuditUnrepaired",
+    "PermanentStoreError",
+    "SettlementBehind",
+    "SettledEntries",
+    "OldestUnsettledAgeSeconds",
 )
 
 # Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.

@@ -14,6 +14,7 @@ from infra.api import Api
 from infra.auth import Auth
 from infra.functions import Functions
 from infra.monitoring import Monitoring
+from infra.settlement import Settlement
 from infra.table import Storage
 
 
@@ -25,16 +26,19 @@ class DdbguardStack(Stack):
         self.storage = Storage(self, "Storage")
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
+        self.settlement = Settlement(self, "Settlement", functions=self.functions)
         self.api = Api(self, "Api", routes=self.functions.routes, user_pool=self.auth.user_pool)
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
             routes=[item.route for item in self.functions.routes],
-            functions=[item.function for item in self.functions.routes] + [self.functions.settlement_function],
+            functions=[item.function for item in self.functions.routes]
+            + [self.functions.settlement_function, self.settlement.sweeper],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
         )
+        self.settlement.monitor(self.monitoring)
 
         CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL of the v1 stage")
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
@@ -42,6 +46,7 @@ class DdbguardStack(Stack):
         CfnOutput(self, "UserPoolClientId", value=self.auth.client.user_pool_client_id)
         CfnOutput(self, "AlarmTopicArn", value=self.monitoring.topic.topic_arn)
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
+        CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
 
 
 def cdk_json_context() -> dict[str, Any]:
