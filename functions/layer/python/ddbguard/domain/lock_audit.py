@@ -141,7 +141,7 @@ def _judge_lock(lock: dict[str, Any], account: dict[str, Any] | None) -> Finding
     account_id = _account_id(lock.get(OWNER))
     if account is None:
         return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner {lock.get(OWNER)!r} does not exist")
-    if account.get(name) != value:
+    if not isinstance(account.get(name), str) or keys.lock_key(kind, account[name])[PARTITION_KEY] != partition:
         # The detail names no value: findings are logged, and values are personal data (`value` carries it).
         return Finding(ORPHAN_LOCK, partition, account_id, name, value, f"owner's {name} is now another value")
     return None
