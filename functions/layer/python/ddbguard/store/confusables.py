@@ -22,7 +22,7 @@ _MARKS = "\u200e\u200f"
 @cache
 def _ascii_twin(character: str) -> str:
     """The ASCII look-alike confusables.txt gives a character, or the character itself."""
-    from confusable_homoglyphs.confusables import confusables_data
+    from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
 
     for candidate in confusables_data.get(character, ()):
         text = candidate["c"].strip(_MARKS)
