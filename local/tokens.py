@@ -11,6 +11,7 @@ import base64
 import json
 import sys
 import time
+from functools import lru_cache
 
 
 def _b64(data: bytes) -> str:
@@ -27,14 +28,22 @@ def make_token(
 ) -> str:
     """An ID token for `sub`. `signed=False`: the same claims unsigned (`alg: none`), for sample events that are
     invoked straight into a handler and must not change from machine to machine; the local server refuses them."""
+    now = int(time.time()) if issued_at is None else issued_at
+    if signed:
+        return _signed_token(sub, tuple(groups or ()), ttl_s, now)
     from local import authorizer
 
-    now = int(time.time()) if issued_at is None else issued_at
     claims = authorizer.id_token_claims(sub, groups, issued_at=now, ttl_s=ttl_s)
-    if signed:
-        return authorizer.sign(claims)
     header = {"alg": "none", "typ": "JWT"}
     return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}."
+
+
+@lru_cache(maxsize=1024)
+def _signed_token(sub: str, groups: tuple[str, ...], ttl_s: int, issued_at: int) -> str:
+    """Signing costs an RSA operation: a token asked again within the same second is the same token."""
+    from local import authorizer
+
+    return authorizer.sign(authorizer.id_token_claims(sub, list(groups), issued_at=issued_at, ttl_s=ttl_s))
 
 
 def claims_from_authorization(value: str | None) -> dict[str, str] | None:
