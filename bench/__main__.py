@@ -565,10 +565,6 @@ def _audit_section(api, raw, endpoint, settler, args) -> str:
     )
 
 
-if __name__ == "__main__":
-    main()
-
-
 # --- section 7 ---------------------------------------------------------------------------------
 
 
@@ -590,3 +586,7 @@ def _settlement_section(api, raw, settler, args) -> str:
             body,
         ]
     )
+
+
+if __name__ == "__main__":
+    main()
