@@ -27,7 +27,7 @@ ENV       ?= dev
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: help install check-tools chromium browser run seed browse test synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks bench soak clean
+.PHONY: help install check-tools chromium browser run seed browse test synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -48,6 +48,7 @@ help:
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format) and mypy over the layer and handlers"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
+	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
 	@echo "make bench                    benchmarks; prints a table"
 	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
 
@@ -154,6 +155,10 @@ lint: install
 
 audit-locks: install
 	@$(PY) -m local.audit_locks $(if $(REPAIR),--repair)
+
+# Settle every balance whose unsettled values waited MIN_AGE seconds or more (default 60), as the scheduled sweeper does.
+sweep: install
+	@$(PY) -m local.sweep $(if $(MIN_AGE),--min-age $(MIN_AGE))
 
 # Sizes are flags, e.g. make bench BENCH='--latency-n 50 --audit-items 20000' (python -m bench --help).
 bench: install

@@ -518,9 +518,16 @@ AUDIT_TABLE_ACCESS: TableAccess = {
 }
 
 
-# The table stream's settlement (functions/streams/settle_entries.py, not an API route): reads an entry's value from
-# its balance's `pending` map, copies it onto the entry and the request marker, drops it from `pending`.
-SETTLEMENT_TABLE_ACCESS: TableAccess = {"GetItem": (ACCOUNTS,), "UpdateItem": (ACCOUNTS, REQUEST_MARKERS)}
+# The table stream's settlement (functions/streams/settle_entries.py, not an API route): reads a balance's `pending`
+# map, its entries' request digests, copies each value onto its entry and request marker, drops it from `pending`.
+SETTLEMENT_TABLE_ACCESS: TableAccess = {
+    "GetItem": (ACCOUNTS,),
+    "BatchGetItem": (ACCOUNTS,),
+    "UpdateItem": (ACCOUNTS, REQUEST_MARKERS),
+}
+# The scheduled sweeper (functions/streams/sweep_pending.py): finds balances whose `pending` grew old with a Scan,
+# then settles each exactly as the stream's settlement does.
+SWEEPER_TABLE_ACCESS: TableAccess = {"Scan": (), **SETTLEMENT_TABLE_ACCESS}
 
 
 def gateway_problem_body(status: int, code: str, detail: str) -> str:

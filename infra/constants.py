@@ -86,6 +86,10 @@ CUSTOM_METRICS = (
     "IdempotentReplay",
     "LockAuditFinding",
     "LockAuditUnrepaired",
+    "PermanentStoreError",
+    "SettlementBehind",
+    "SettledEntries",
+    "OldestUnsettledAgeSeconds",
 )
 
 # Every DynamoDB data-plane operation the service may call (the runtime code and Powertools idempotency): the

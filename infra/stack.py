@@ -14,6 +14,7 @@ from infra.api import Api
 from infra.auth import Auth
 from infra.functions import Functions
 from infra.monitoring import Monitoring
+from infra.settlement import Settlement
 from infra.table import Storage
 
 
@@ -25,18 +26,21 @@ class DdbguardStack(Stack):
         self.storage = Storage(self, "Storage")
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
+        self.settlement = Settlement(self, "Settlement", functions=self.functions)
         self.api = Api(self, "Api", routes=self.functions.routes, user_pool=self.auth.user_pool)
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
             routes=[item.route for item in self.functions.routes],
-            functions=[item.function for item in self.functions.routes] + [self.functions.settlement_function],
+            functions=[item.function for item in self.functions.routes]
+            + [self.functions.settlement_function, self.settlement.sweeper],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
             access_logs=self.api.access_logs,
             route_concurrency_ceiling=self.api.throttle.route_concurrency_ceiling(constants.FUNCTION_TIMEOUT_SECONDS),
         )
+        self.settlement.monitor(self.monitoring)
 
         CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL of the v1 stage")
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
@@ -52,6 +56,7 @@ class DdbguardStack(Stack):
                 description="Point the custom domain's DNS (CNAME or alias) here",
             )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
+        CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
 
 
 def cdk_json_context() -> dict[str, Any]:

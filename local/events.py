@@ -34,7 +34,9 @@ def sample_event(route: routes.Route) -> dict[str, Any]:
     claims = None
     if route.auth:
         # A deterministic token: same claims in the header and in requestContext.authorizer.
-        token = make_token(demo.OWNER, ttl_s=10 * 365 * 24 * 3600, issued_at=_FIXED_TIME["requestTimeEpoch"] // 1000)
+        token = make_token(
+            demo.OWNER, ttl_s=10 * 365 * 24 * 3600, issued_at=_FIXED_TIME["requestTimeEpoch"] // 1000, signed=False
+        )
         headers.append(("Authorization", f"Bearer {token}"))
         claims = claims_from_authorization(f"Bearer {token}")
     if body:

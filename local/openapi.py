@@ -61,7 +61,8 @@ STATUS_DESCRIPTIONS = {
     422: "Well-formed but invalid: `errors` lists the fields.",
     428: "`If-Match` is required: send the ETag you read.",
     429: "Deployed only (API Gateway stage throttling): retry later.",
-    503: "DynamoDB stayed busy after bounded retries; nothing was written. Retry after `Retry-After`.",
+    503: "DynamoDB stayed busy after bounded retries, or the ledger's settlement is behind; nothing was written. "
+    "Retry after `Retry-After`.",
     504: "Deployed only (API Gateway): the handler took too long; retry with the same Idempotency-Key.",
 }
 
@@ -76,7 +77,14 @@ GATEWAY_ONLY: dict[int, list[str]] = {
 def _problem_codes(route: Any, body_model: Any) -> dict[int, list[str]]:
     """Every problem a route can answer: the edge's (from the route's flags) plus its domain's."""
     codes: dict[int, list[str]] = {
-        400: ["invalid_query", "malformed_body", "malformed_json", "duplicate_key", "unsupported_media_type"],
+        400: [
+            "invalid_query",
+            "malformed_body",
+            "malformed_json",
+            "body_too_deep",
+            "duplicate_key",
+            "unsupported_media_type",
+        ],
         404: ["not_found"],
         413: ["payload_too_large"],
         422: ["validation_failed"],
@@ -86,7 +94,7 @@ def _problem_codes(route: Any, body_model: Any) -> dict[int, list[str]]:
         codes[400].append("body_required")
     if route.auth:
         codes[401] = ["unauthorized"]
-        codes[503] = ["busy"]
+        codes[503] = ["busy", "settlement_behind"] if route.moves_money else ["busy"]
     if route.idempotency != "none":
         codes[400].append("invalid_idempotency_key")
         codes.setdefault(409, []).append("request_in_progress")

@@ -22,9 +22,9 @@ from ddbguard_api import cors
 from ddbguard_api.problems import PROBLEM_JSON, problem_document
 from local import docs_ui
 from local.apigw_events import build_event, match_path
+from local.authorizer import authorize, serve_jwks
 from local.environments import ProcessEnvironments
 from local.lambda_context import LambdaContext
-from local.tokens import claims_from_authorization
 
 MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refuse past 64 KiB anyway
 
@@ -117,7 +117,7 @@ def invoke(
     route, parameters, methods = find_route(method, path)
     if route is None:
         if not methods:
-            docs = docs_ui.serve(method, path)
+            docs = docs_ui.serve(method, path) or serve_jwks(method, path)
             if docs is not None:
                 return docs
             return _problem(404, "not_found", f"No route for {method} {path}.", _cors_headers(_origin(headers)))
@@ -129,7 +129,7 @@ def invoke(
     claims = None
     if route.auth:
         authorization = next((v for k, v in headers if k.lower() == "authorization"), None)
-        claims = claims_from_authorization(authorization)
+        claims = authorize(authorization)
         if claims is None:  # what API Gateway's Cognito authorizer answers, before any Lambda runs
             return _problem(
                 401,

@@ -1,6 +1,7 @@
-"""Local stand-in for the Cognito authorizer: unsigned JWTs whose payload becomes the claims.
+"""Local bearer tokens shaped like a Cognito user pool's ID tokens, signed with the local RS256 key.
 
-Locally nothing checks a signature: this is for development only, never for a deployment.
+`local.authorizer` verifies them as API Gateway's Cognito authorizer would (signature, issuer, audience, token
+use, times). For development only: the key and its user pool exist nowhere but on this machine.
 """
 
 from __future__ import annotations
@@ -10,24 +11,45 @@ import base64
 import json
 import sys
 import time
-from typing import Any
+from functools import lru_cache
 
 
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def make_token(sub: str, groups: list[str] | None = None, ttl_s: int = 12 * 3600, issued_at: int | None = None) -> str:
-    header = {"alg": "none", "typ": "JWT"}
+def make_token(
+    sub: str,
+    groups: list[str] | None = None,
+    ttl_s: int = 12 * 3600,
+    issued_at: int | None = None,
+    *,
+    signed: bool = True,
+) -> str:
+    """An ID token for `sub`. `signed=False`: the same claims unsigned (`alg: none`), for sample events that are
+    invoked straight into a handler and must not change from machine to machine; the local server refuses them."""
     now = int(time.time()) if issued_at is None else issued_at
-    payload: dict[str, Any] = {"sub": sub, "token_use": "id", "iss": "ddbguard-local", "iat": now, "exp": now + ttl_s}
-    if groups:
-        payload["cognito:groups"] = groups
-    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(payload).encode())}."
+    if signed:
+        return _signed_token(sub, tuple(groups or ()), ttl_s, now)
+    from local import authorizer
+
+    claims = authorizer.id_token_claims(sub, groups, issued_at=now, ttl_s=ttl_s)
+    header = {"alg": "none", "typ": "JWT"}
+    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}."
+
+
+@lru_cache(maxsize=1024)
+def _signed_token(sub: str, groups: tuple[str, ...], ttl_s: int, issued_at: int) -> str:
+    """Signing costs an RSA operation: a token asked again within the same second is the same token."""
+    from local import authorizer
+
+    return authorizer.sign(authorizer.id_token_claims(sub, list(groups), issued_at=issued_at, ttl_s=ttl_s))
 
 
 def claims_from_authorization(value: str | None) -> dict[str, str] | None:
-    """The token's payload as API Gateway would hand it over (string values), or None if unusable."""
+    """The token's payload as API Gateway would hand it over (string values), or None if unusable. Reads, never
+    verifies: for sample events and `make invoke`, which skip the authorizer; the local server verifies
+    (`local.authorizer.authorize`)."""
     if not value or not value.startswith("Bearer "):
         return None
     parts = value[len("Bearer ") :].strip().split(".")
@@ -47,7 +69,9 @@ def claims_from_authorization(value: str | None) -> dict[str, str] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Print a local bearer token (unsigned; local use only).")
+    parser = argparse.ArgumentParser(
+        description="Print a local bearer token (signed with the local key; local use only)."
+    )
     parser.add_argument("--sub", default="alice")
     parser.add_argument("--groups", default="", help="comma-separated Cognito groups, e.g. admin")
     args = parser.parse_args()

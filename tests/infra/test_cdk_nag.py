@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # Each known path's ANY method is a token-free 405 mock (infra/api.py): acknowledged where it is.
 _MOCKS = {f"Api/RestApi/Default{path}/ANY" for path in {route.path for route in ROUTES}}
 APIGW_LOGS_POLICY = "arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"
-FUNCTION_IDS = [route.construct_id for route in ROUTES] + ["AuditLocks", "SettleEntries"]
+FUNCTION_IDS = [route.construct_id for route in ROUTES] + ["AuditLocks", "SettleEntries", "SweepPending"]
 # Rule id -> construct paths (relative to the stack) where it is acknowledged: each on the one resource its finding
 # is about, never on a parent construct, so the same finding on anything new stays open and fails synthesis.
 EXPECTED_ACKNOWLEDGMENTS = {
@@ -33,6 +33,7 @@ EXPECTED_ACKNOWLEDGMENTS = {
     "AwsSolutions-IAM5[Resource::*]": {f"Functions/{name}TracingPolicy" for name in FUNCTION_IDS}
     | {"Functions/SettleEntriesStreamPolicy"},
     "AwsSolutions-L1": {f"Functions/{name}Function" for name in FUNCTION_IDS},
+    "AwsSolutions-SQS3": {"Settlement/SettlementFailures"},
 }
 
 

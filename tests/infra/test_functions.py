@@ -8,13 +8,14 @@ import pytest
 from aws_cdk.assertions import Match, Template
 
 from infra import constants
+from infra.settlement import SWEEPER_HANDLER
 from routes import ROUTES
 
 if TYPE_CHECKING:
     from conftest import Synth
 
 ROUTE_HANDLERS = [f"{route.handler}.handler" for route in ROUTES]
-ALL_HANDLERS = [*ROUTE_HANDLERS, constants.AUDIT_HANDLER, constants.SETTLEMENT_HANDLER]
+ALL_HANDLERS = [*ROUTE_HANDLERS, constants.AUDIT_HANDLER, constants.SETTLEMENT_HANDLER, SWEEPER_HANDLER]
 
 
 def test_one_function_per_route_plus_the_audit_and_the_settlement(synth: Synth) -> None:
@@ -77,7 +78,11 @@ def test_every_function_logs_to_its_own_retained_for_a_month_log_group(synth: Sy
 
 def test_audit_runs_daily_on_a_schedule(synth: Synth) -> None:
     audit_id, _props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
-    (rule,) = synth.of_type("AWS::Events::Rule").values()
+    (rule,) = [
+        rule
+        for rule in synth.of_type("AWS::Events::Rule").values()
+        if rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [audit_id, "Arn"]}
+    ]
     assert rule["Properties"]["ScheduleExpression"] == "cron(17 3 * * ? *)"
     assert rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [audit_id, "Arn"]}
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from infra import constants, dependency_layer
+from infra.settlement import SWEEPER_HANDLER
 from routes import ROUTES
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ def test_handlers_are_the_route_table(synth: Synth) -> None:
     assert handlers == {f"{route.handler}.handler" for route in ROUTES} | {
         constants.AUDIT_HANDLER,
         constants.SETTLEMENT_HANDLER,
+        SWEEPER_HANDLER,
     }
 
 

@@ -12,6 +12,7 @@ import pytest
 from aws_cdk.assertions import Match, Template
 
 from infra import constants, settings
+from infra import settlement as settlement_infra
 from routes import ROUTES
 
 from .conftest import CUSTOM_CONTEXT
@@ -60,6 +61,12 @@ def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, in
     suffix = name.removeprefix(f"{constants.STACK_ID}-")
     if suffix.startswith("Integrity-LockAudit"):
         return 0, 1, 1, LOCK_AUDIT_PERIOD_S
+    if suffix == f"{settlement_infra.ALARM_GROUP}-OldestUnsettled-Critical":  # one datapoint per sweep
+        evaluation = (
+            settlement_infra.OLDEST_UNSETTLED_EVALUATION_PERIODS,
+            settlement_infra.OLDEST_UNSETTLED_DATAPOINTS,
+        )
+        return settlement_infra.OLDEST_UNSETTLED_S, *evaluation, int(settlement_infra.SWEEP_EVERY.to_seconds())
     if suffix.startswith("AuditLocks-"):
         n_of_m = (1, 1)  # the audit runs once a day: its one datapoint decides
     rules: list[tuple[str, float]] = [
@@ -70,6 +77,8 @@ def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, in
         (r"^TableGuards-TableSystemErrors-Critical$", ctx["tableSystemErrorCount"]),
         (r"^Integrity-Busy-Critical$", ctx["busyCount"]),
         (r"^Integrity-TransactionRetry-Warning$", ctx["transactionRetryCount"]),
+        (rf"^{settlement_infra.ALARM_GROUP}-IteratorAge-Critical$", settlement_infra.ITERATOR_AGE_MS),
+        (rf"^{settlement_infra.ALARM_GROUP}-FailureQueue-Critical$", 0),
         (r"^[A-Za-z]+-Fault-Count-Critical$", ctx["functionErrorCount"]),
         (r"^[A-Za-z]+-Throttled-Count-Critical$", ctx["functionThrottleCount"]),
         (r"^[A-Za-z]+-Running-Tasks-High-Warning$", ctx["functionConcurrentExecutions"]),

@@ -10,6 +10,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from tests.support import settlement
 from tests.support.ledger_invariants import assert_ledger_invariants, check_balance_values
 from tests.support.ledger_seed import open_funded_ledger
 from tests.support.table_reads import plain
@@ -154,14 +155,22 @@ def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_clie
             outcomes.append((kind, reply.status, reply.code))
         return outcomes
 
+    def settle_meanwhile() -> None:
+        # As deployed (and under `make run`): the stream's settlement follows the movements, it does not wait.
+        while not stop.wait(0.5):
+            settlement.settle_all()
+
     reading = threading.Thread(target=reader, daemon=True)
+    settling = threading.Thread(target=settle_meanwhile, daemon=True)
     began = time.monotonic()
     reading.start()
+    settling.start()
     with ThreadPoolExecutor(max_workers=BANK_WORKERS) as pool:
         outcomes = [o for batch in pool.map(operate, range(BANK_WORKERS)) for o in batch]
     elapsed = time.monotonic() - began
     stop.set()
     reading.join(timeout=30)
+    settling.join(timeout=60)
 
     assert len(outcomes) == BANK_OPS
     allowed = {("deposit", 201, None), ("withdrawal", 201, None), ("withdrawal", 409, "insufficient_funds")}

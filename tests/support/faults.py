@@ -8,11 +8,14 @@
 - `blocked_writes`: a write waits on an event (to hold a request in flight).
 - `transaction_conflicts`, `throttling`: what DynamoDB Local never answers, answered here
   without sending anything.
+- `random_transaction_conflicts`: TransactionConflict on a share of one function's transactions
+  (as a hot item meets them on real DynamoDB), the others sent as they are.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -160,3 +163,38 @@ def throttling(client, operation: str = "TransactWriteItems", times: int = 1):
         "message": "Rate of requests exceeds",
     }
     return _answering(client, operation, times, lambda request: throttled)
+
+
+def _conflict_body(request) -> dict:
+    actions = len(json.loads(request.body)["TransactItems"])
+    return {
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "message": "Transaction cancelled, please refer cancellation reasons for specific reasons",
+        "CancellationReasons": [{"Code": "TransactionConflict", "Message": "injected"} for _ in range(actions)],
+    }
+
+
+@contextmanager
+def random_transaction_conflicts(client, rate: float, function: str, seed: int = 22) -> Iterator[Injection]:
+    """Each TransactWriteItems made while `function`'s handler runs is cancelled with TransactionConflict
+    with probability `rate` (nothing is sent); the others, and every other function's, reach DynamoDB."""
+    from local.invocation import current_function
+
+    budget = Injection(10**9)
+    rng = random.Random(seed)
+    lock = threading.Lock()
+
+    def maybe_conflict(request, **_: object):
+        if current_function.get() != function:
+            return None
+        with lock:
+            hit = rng.random() < rate
+        if not hit:
+            with budget._lock:
+                budget.passed += 1
+            return None
+        budget.take()
+        return _error_response(request, 400, _conflict_body(request))
+
+    with hooked(client, "before-send.dynamodb.TransactWriteItems", maybe_conflict):
+        yield budget

@@ -23,6 +23,7 @@ from local.invocation import current_function
 
 AUDIT_FUNCTION = "audit_locks"
 SETTLEMENT_FUNCTION = "settle_entries"
+SWEEPER_FUNCTION = "sweep_pending"
 # Most specific first: a key is filed under the first pattern it matches.
 KNOWN_PATTERNS = (
     routes.EMAIL_LOCKS,
@@ -46,6 +47,7 @@ def declared_access() -> dict[str, dict[str, tuple[str, ...]]]:
     declared = {route.operation: route.table_access for route in routes.ROUTES}
     declared[AUDIT_FUNCTION] = dict(routes.AUDIT_TABLE_ACCESS)
     declared[SETTLEMENT_FUNCTION] = dict(routes.SETTLEMENT_TABLE_ACCESS)
+    declared[SWEEPER_FUNCTION] = dict(routes.SWEEPER_TABLE_ACCESS)
     return declared
 
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from ddbguard.limits import MAX_BODY_BYTES
-from ddbguard_api.bodies import field_errors, parse_body
+from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH
+from ddbguard_api.bodies import check_depth, field_errors, parse_body, parse_json
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.models import Amount, CreateAccount, CreateOrder
 
@@ -97,7 +97,7 @@ def test_a_route_without_a_model_refuses_fields():
         ('{"amountCents": -Infinity}', "malformed_json"),
         ('{"amountCents": 5', "malformed_json"),
         ("{'amountCents': 5}", "malformed_json"),
-        ("[" * 10_000 + "]" * 10_000, "malformed_json"),
+        ("[" * 10_000 + "]" * 10_000, "body_too_deep"),
     ],
 )
 def test_json_that_is_not_strict_json_is_400(body, code):
@@ -185,3 +185,37 @@ def test_field_errors_keep_unmapped_pydantic_types():
     with pytest.raises(ValidationError) as raised:
         CreateOrder.model_validate({"accountId": "a", "items": "nope"})
     assert [(e.field, e.code) for e in field_errors(raised.value)] == [("items", "list_type")]
+
+
+# --- nesting depth: checked on the raw text, without recursion, before anything else walks it -------
+
+
+def nested(levels: int, opening: str = '{"a":', closing: str = "}", leaf: str = "1") -> str:
+    return opening * levels + leaf + closing * levels
+
+
+@pytest.mark.parametrize("levels", [33, 980, 10_000])
+@pytest.mark.parametrize(("opening", "closing"), [('{"a":', "}"), ("[", "]")], ids=["objects", "arrays"])
+def test_a_body_nested_past_the_bound_is_400_body_too_deep(levels, opening, closing):
+    body = '{"amountCents": ' + nested(levels - 1, opening, closing) + "}"
+    error = refusal(event(body))
+    assert (error.status, error.code) == (400, "body_too_deep")
+
+
+def test_a_body_at_the_bound_is_judged_by_the_model_not_by_depth():
+    body = '{"amountCents": ' + nested(MAX_BODY_DEPTH - 1) + "}"
+    error = refusal(event(body))
+    assert (error.status, error.code) == (422, "validation_failed")
+
+
+def test_brackets_inside_strings_do_not_count_as_depth():
+    text = '[{"\\' * 500
+    data = json.dumps({"email": text}).encode()
+    check_depth(data)  # no refusal: 2,000 brackets, all inside one string
+    assert parse_json(data) == {"email": text}
+
+
+def test_depth_is_checked_before_the_json_is_parsed():
+    # Not even valid JSON: the depth answers first, so no parser or walker ever sees it.
+    error = refusal(event("[" * 10_000))
+    assert (error.status, error.code) == (400, "body_too_deep")

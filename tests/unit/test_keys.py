@@ -76,3 +76,9 @@ def test_keys_are_exactly_pk_and_sk():
         keys.request_marker_key("d"),
     ):
         assert set(key) == {"PK", "SK"} and all(isinstance(v, str) for v in key.values())
+
+
+def test_a_non_ascii_lock_key_is_spelled_from_its_confusable_skeleton():
+    assert keys.lock_key("EMAIL", "\u0430lice@ex\u0430mple.com") == keys.lock_key("EMAIL", "alice@example.com")
+    assert keys.lock_key("EMAIL", "m\u00fcller@example.com")["PK"] == "UNIQ#EMAIL#m\u00fcller@example.com"
+    assert keys.lock_key("EMAIL", "al1ce@x.io") != keys.lock_key("EMAIL", "alice@x.io")  # ASCII stays as it is

@@ -131,6 +131,17 @@ class Busy(Exception):
         self.outcome_unknown = outcome_unknown
 
 
+class SettlementBehind(Busy):
+    """A ledger's unsettled movements reached their bound: nothing was written. Busy, not a DomainError: the
+    answer to a retry changes once the settlement (stream or sweeper) catches up, so it is never cached."""
+
+    code = "settlement_behind"
+
+    def __init__(self, account_id: str, retry_after_s: int = 5):
+        super().__init__(f"ledger {account_id}: too many unsettled movements", retry_after_s)
+        self.account_id = account_id
+
+
 class IdempotencyKeyReused(DomainError):
     """The Idempotency-Key was first used for a different request."""
 

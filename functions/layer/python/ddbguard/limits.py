@@ -31,10 +31,16 @@ UNIQUE_VALUE_RAW_MAX_CHARS: Final = EMAIL_MAX_BYTES
 DISPLAY_NAME_MAX_CHARS: Final = 100
 DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 bytes a character
 
+# Unsettled movements a ledger's balance may carry in `pending` (about 30 bytes each; the item limit is 400 KB).
+# A movement past it is refused (503 settlement_behind) before anything is written. Read at call time.
+MAX_PENDING_ENTRIES: Final = 5_000
+
 # Path parameters and client-chosen ids.
 RESOURCE_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 # Request bodies and headers.
 MAX_BODY_BYTES: Final = 64 * 1024
+# Arrays and objects inside one another; no route's body needs more than 3.
+MAX_BODY_DEPTH: Final = 32
 IDEMPOTENCY_KEY_MAX_CHARS: Final = 255
 # Statement pages.
 PAGE_DEFAULT: Final = 25

@@ -24,8 +24,17 @@ class MetricName:
     REPLAY = "IdempotentReplay"
     LOCK_AUDIT_FINDING = "LockAuditFinding"
     LOCK_AUDIT_UNREPAIRED = "LockAuditUnrepaired"
+    PERMANENT_STORE_ERROR = "PermanentStoreError"
+    SETTLEMENT_BEHIND = "SettlementBehind"
+    SETTLED_ENTRIES = "SettledEntries"
+    OLDEST_UNSETTLED_AGE = "OldestUnsettledAgeSeconds"
 
 
 def count(name: str, value: int = 1) -> None:
     """Add to a Count metric of this invocation."""
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def observe_seconds(name: str, value: float) -> None:
+    """Record one value of a Seconds metric of this invocation (alarms read its Maximum)."""
+    metrics.add_metric(name=name, unit=MetricUnit.Seconds, value=value)

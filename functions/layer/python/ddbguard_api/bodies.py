@@ -1,18 +1,23 @@
-"""Strict request bodies: size, media type, JSON syntax (no duplicate keys, NaN or Infinity),
-clean strings, then a pydantic model with unknown fields forbidden."""
+"""Strict request bodies: size, media type, nesting depth, JSON syntax (no duplicate keys, NaN or
+Infinity), clean strings, then a pydantic model with unknown fields forbidden.
+
+Depth is checked first, on the raw text and without recursion: every later walk (the JSON parser,
+the string check, pydantic) recurses, and a deep enough body would exhaust the stack.
+"""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ddbguard.errors import FieldError
-from ddbguard.limits import MAX_BODY_BYTES, has_forbidden_characters
+from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH, has_forbidden_characters
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import single_header
 
@@ -48,6 +53,26 @@ def raw_body(event: dict[str, Any]) -> bytes:
     if len(data) > MAX_BODY_BYTES:
         raise EdgeError(413, "payload_too_large", f"The body is over {MAX_BODY_BYTES} bytes.")
     return data
+
+
+# A JSON string (escapes included), or one bracket outside strings.
+_STRING_OR_BRACKET = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+_OPENING = frozenset(b"[{")
+
+
+def check_depth(data: bytes, limit: int = MAX_BODY_DEPTH) -> None:
+    """400 `body_too_deep` when arrays and objects nest deeper than `limit`: one linear scan, no recursion."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(data):
+        token = match.group()
+        if len(token) != 1:
+            continue  # a string: its brackets are text
+        if token[0] in _OPENING:
+            depth += 1
+            if depth > limit:
+                raise EdgeError(400, "body_too_deep", f"The body nests deeper than {limit} levels.")
+        else:
+            depth -= 1
 
 
 def parse_json(data: bytes) -> Any:
@@ -121,6 +146,7 @@ def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[Ba
         content_type.startswith("application/") and content_type.endswith("+json")
     ):
         raise EdgeError(400, "unsupported_media_type", "Send the body as Content-Type: application/json.")
+    check_depth(data)
     document = parse_json(data)
     if not isinstance(document, dict):
         raise EdgeError(422, "validation_failed", "The body must be a JSON object.")

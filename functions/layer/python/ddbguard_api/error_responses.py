@@ -6,7 +6,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyValidationError
 
-from ddbguard.errors import Busy, DomainError
+from ddbguard.errors import Busy, DomainError, SettlementBehind
 from ddbguard.observability import logger
 from ddbguard_api import problems
 from ddbguard_api.edge_errors import EdgeError
@@ -31,6 +31,9 @@ def failure(error: Exception) -> dict[str, Any]:
         return problems.problem(
             422, "idempotency_key_reused", "This Idempotency-Key was already used with a different request."
         )
+    if isinstance(error, SettlementBehind):
+        detail = "This ledger's settlement is behind; nothing was written. Retry later."
+        return problems.problem(503, error.code, detail, headers={"Retry-After": str(error.retry_after_s)})
     logger.warning("busy", extra={"reason": str(error)})
     detail = (
         "The store did not answer in time; retry with the same Idempotency-Key."

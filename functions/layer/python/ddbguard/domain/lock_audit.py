@@ -185,7 +185,8 @@ def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Find
 
     if owner_item is None:
         return orphan(f"owner {owner!r} does not exist")
-    if owner_item.get(name) != value:
+    held = owner_item.get(name)
+    if not isinstance(held, str) or keys.lock_key(unique.lock_kind, held)[PARTITION_KEY] != partition:
         # The detail names no value: findings are logged, and values are personal data (`value` carries it).
         return orphan(f"owner's {name} is now another value")
     return None

@@ -21,7 +21,8 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.errors import Busy, DomainError, InsufficientFunds, NotFound
+import ddbguard.limits as limits  # read at call time: the bound can be lowered (tests)
+from ddbguard.errors import Busy, DomainError, InsufficientFunds, NotFound, SettlementBehind
 from ddbguard.guards import replays
 from ddbguard.guards.ownership import is_visible
 from ddbguard.guards.request_identity import RequestIdentity
@@ -87,20 +88,24 @@ def balance_guard(change: BalanceChange) -> ConditionBase:
         condition &= Attr(OWNER_SUB).eq(change.owner_sub)
     if change.require_funds:
         condition &= Attr(AVAILABLE).gte(change.amount_cents)
-    return condition
+    # Bounded `pending`: refused here, not by the 400 KB item limit (a ValidationError no retry can cure).
+    return condition & Attr(PENDING).size().lt(limits.MAX_PENDING_ENTRIES)
 
 
 def ledger_not_found(account_id: str, side_field: str | None = None) -> NotFound:
     return NotFound("ledger_not_found", f"No open ledger for account {account_id}.", field=side_field)
 
 
-def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError:
+def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError | SettlementBehind:
     """Why a balance guard failed, from the item the failed write returned."""
     if item is None or (change.owner_sub is not None and not is_visible(item, change.owner_sub)):
         return ledger_not_found(change.account_id, change.side_field)  # not yours answers like absent
     if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
         return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
+    if len(item.get(PENDING) or {}) >= limits.MAX_PENDING_ENTRIES:
+        count(MetricName.SETTLEMENT_BEHIND)
+        return SettlementBehind(change.account_id)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
 
 

@@ -1,62 +1,115 @@
-"""Settlement: move an entry's exact `availableCentsAfter` from its balance's `pending` map onto the entry.
+"""Settlement: move a balance's `pending` values (each entry's exact `availableCentsAfter`) onto the entries.
 
-Off the critical path: the table's stream delivers every new entry to `settle_new_entry` (a Lambda
-in the cloud, a poller under `make run` and the tests). Each step is a conditional single write
-that holds only while it still has something to do, in an order that is safe to interrupt and to
-repeat: the entry first, then the request marker, then the `pending` value is dropped. Run late,
-twice or after a crash, it changes nothing that is already right; until it has run, the statement
-and replays read `pending`.
+Off the critical path: the table's stream names the balances that took new entries (a Lambda in the cloud, a
+poller under `make run` and the tests), and the sweeper names every balance whose `pending` grew old
+(`ddbguard.domain.settlement_sweep`). Per balance, not per entry: one read of its `pending` map, then for each
+chunk of up to 99 entries one BatchGetItem of the entries (their request digests), one transaction completing
+their request markers, and one transaction writing the values onto the entries while removing them from `pending`
+(the balance plus the 99 entries, all or nothing). Run late, twice, concurrently or after a crash, it writes
+the same values again and removes keys already gone: nothing that is already right changes. Until it has run,
+the statement and replays read `pending`.
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
+import time
+from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store import keys, reads, writes
+from ddbguard.store.ids import time_of_sortable_id
 from ddbguard.store.schema import AVAILABLE_AFTER, PARTITION_KEY, PENDING, REQUEST_DIGEST, SORT_KEY
-from ddbguard.store.shapes import Item
+from ddbguard.store.shapes import Action, Item
+
+# A transaction holds at most 100 actions: the balance and 99 entries.
+ENTRIES_PER_TRANSACTION = 99
 
 
-def settle_entry(account_id: str, entry_id: str, request_digest: str | None = None) -> bool:
-    """Settle one entry; False when there was nothing left to settle (already done, or no balance)."""
-    balance_key = keys.balance_key(account_id)
-    # Only the one map entry: `pending` may hold many in-flight movements of a busy ledger.
-    balance = reads.get_item(balance_key, attributes=((PENDING, entry_id),)) or {}
-    after = (balance.get(PENDING) or {}).get(entry_id)
-    if after is None:
-        return False
-    with suppress(writes.ConditionFailed):  # already on the entry
-        writes.conditional_update(
+@dataclass(frozen=True)
+class Settled:
+    """What one settlement of a balance did."""
+
+    entries: int  # values moved onto their entries
+    oldest_age_s: float  # age of the oldest value found in `pending` (0 when there was none)
+
+
+def pending_age_s(pending: Item, now_s: float | None = None) -> float:
+    """How long the oldest value of a `pending` map has waited (entry ids are ULIDs: they carry their time)."""
+    if not pending:
+        return 0.0
+    now = time.time() if now_s is None else now_s
+    return max(0.0, now - min(time_of_sortable_id(entry_id) for entry_id in pending))
+
+
+def settle_balance(account_id: str) -> Settled:
+    """Settle every value in the balance's `pending`; (0, 0) when there is none or no balance."""
+    balance = reads.get_item(keys.balance_key(account_id), attributes=((PARTITION_KEY,), (PENDING,))) or {}
+    pending: Item = balance.get(PENDING) or {}
+    age = pending_age_s(pending)
+    ordered = sorted(pending.items())
+    for start in range(0, len(ordered), ENTRIES_PER_TRANSACTION):
+        _settle_chunk(account_id, dict(ordered[start : start + ENTRIES_PER_TRANSACTION]))
+    return Settled(entries=len(ordered), oldest_age_s=age)
+
+
+def _settle_chunk(account_id: str, values: dict[str, int]) -> None:
+    entries = reads.get_items(
+        [keys.entry_key(account_id, entry_id) for entry_id in values],
+        attributes=((SORT_KEY,), (REQUEST_DIGEST,)),
+    )
+    digests = {
+        str(item[SORT_KEY])[len(keys.ENTRY_PREFIX) :]: str(item[REQUEST_DIGEST])
+        for item in entries
+        if item.get(REQUEST_DIGEST)
+    }
+    # Markers first: were the process to die after the entries, a replay would still find its value.
+    _complete_markers([(digest, entry_id, values[entry_id]) for entry_id, digest in digests.items()])
+    entry_updates = [
+        writes.update(
             keys.entry_key(account_id, entry_id),
-            set_values={AVAILABLE_AFTER: after},
-            condition=Attr(PARTITION_KEY).exists() & Attr(AVAILABLE_AFTER).not_exists(),
-            return_values="NONE",
+            set_values={AVAILABLE_AFTER: value},
+            condition=Attr(PARTITION_KEY).exists(),  # UpdateItem upserts: never create an entry
         )
-    if request_digest is not None:
-        with suppress(writes.ConditionFailed):  # a marker of an older format, or none
-            writes.conditional_update(
-                keys.request_marker_key(request_digest),
-                set_paths={("after", entry_id): after},
-                condition=Attr(PARTITION_KEY).exists() & Attr("after").exists(),
-                return_values="NONE",
-            )
-    # Guarded: UpdateItem upserts, and an emptied ledger may be deleted (with its account) meanwhile.
-    with suppress(writes.ConditionFailed):
-        writes.conditional_update(
-            balance_key, remove=((PENDING, entry_id),), condition=Attr(PARTITION_KEY).exists(), return_values="NONE"
-        )
-    return True
+        for entry_id, value in values.items()
+    ]
+    # Guarded: an emptied ledger may be deleted (with its account) meanwhile; its entries stay and are settled.
+    balance_update = writes.update(
+        keys.balance_key(account_id),
+        remove=tuple((PENDING, entry_id) for entry_id in values),
+        condition=Attr(PARTITION_KEY).exists(),
+    )
+    try:
+        writes.transact_write([balance_update, *entry_updates])
+    except writes.TransactionCancelled as cancelled:
+        if not cancelled.failed(0):
+            raise
+        writes.transact_write(entry_updates)  # the balance is gone: nothing left to remove from
 
 
-def settle_new_entry(key: Item) -> bool:
-    """A stream record's keys: settle the item if it is a ledger entry that still lacks its value."""
+def _complete_markers(completions: list[tuple[str, str, int]]) -> None:
+    """`after.<entryId>` on each request marker; a marker of an older format (no `after`) or none is left alone."""
+    actions: list[Action] = [
+        writes.update(
+            keys.request_marker_key(digest),
+            set_paths={("after", entry_id): value},
+            condition=Attr(PARTITION_KEY).exists() & Attr("after").exists(),
+        )
+        for digest, entry_id, value in completions
+    ]
+    if not actions:
+        return
+    try:
+        writes.transact_write(actions)
+    except writes.TransactionCancelled as cancelled:
+        remaining = [action for index, action in enumerate(actions) if not cancelled.failed(index)]
+        if remaining:
+            writes.transact_write(remaining)
+
+
+def account_of_new_entry(key: Item) -> str | None:
+    """The account of a stream record's keys when they are a ledger entry's, else None."""
     partition, sort = str(key.get(PARTITION_KEY, "")), str(key.get(SORT_KEY, ""))
     if not sort.startswith(keys.ENTRY_PREFIX) or not partition.startswith(keys.ACCOUNT_PREFIX):
-        return False
-    account_id, entry_id = partition[len(keys.ACCOUNT_PREFIX) :], sort[len(keys.ENTRY_PREFIX) :]
-    entry = reads.get_item(keys.entry_key(account_id, entry_id), attributes=((AVAILABLE_AFTER,), (REQUEST_DIGEST,)))
-    if entry is None or AVAILABLE_AFTER in entry:
-        return False  # gone, or settled already
-    return settle_entry(account_id, entry_id, entry.get(REQUEST_DIGEST))
+        return None
+    return partition[len(keys.ACCOUNT_PREFIX) :]

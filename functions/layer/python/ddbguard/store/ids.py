@@ -21,5 +21,13 @@ def time_sortable_id(now_ms: int | None = None) -> str:
     return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
+def time_of_sortable_id(sortable_id: str) -> float:
+    """The epoch seconds a ULID from `time_sortable_id` was made at (its first 10 characters)."""
+    ms = 0
+    for character in sortable_id[:10]:
+        ms = ms * 32 + _CROCKFORD.index(character)
+    return ms / 1000
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

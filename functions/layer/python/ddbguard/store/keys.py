@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ddbguard.store.confusables import lock_value
 from ddbguard.store.shapes import Key
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -53,8 +54,10 @@ def account_key(account_id: str) -> Key:
 
 
 def lock_key(kind: str, normalised_value: str) -> Key:
-    """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised."""
-    return _key(f"{LOCK_PREFIX}{kind}#{normalised_value}", LOCK_SORT)
+    """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised. Look-alike
+    spellings share one key: a non-ASCII value is keyed by its confusable skeleton (`ddbguard.store.confusables`),
+    an ASCII one by itself."""
+    return _key(f"{LOCK_PREFIX}{kind}#{lock_value(normalised_value)}", LOCK_SORT)
 
 
 def balance_key(account_id: str) -> Key:

@@ -8,6 +8,10 @@
 - A transaction is also retried by ddbguard (`transaction_attempts`) when its cancellation reasons
   or its error code are transient (TransactionConflict, throttling): botocore does not retry a
   cancellation, and a ddbguard transaction is safe to repeat (same request, same token).
+- Everything else is permanent: a cancellation reason that is neither a failed condition nor
+  transient (ValidationError: the item would pass 400 KB, ItemCollectionSizeLimitExceeded, ...)
+  can never succeed on a retry. It raises PermanentStoreError at once, with a log line and a
+  metric; the edge answers it 500 `internal_error`, since it is the service's fault, not the client's.
 - Every pause is the same full-jitter backoff, so racing writers spread out.
 """
 
@@ -22,7 +26,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from ddbguard.errors import Busy
-from ddbguard.observability import MetricName, count
+from ddbguard.observability import MetricName, count, logger
 
 # botocore's own retries of one call (standard mode: throttling, 5xx, connection errors).
 CLIENT_RETRIES = {"mode": "standard", "max_attempts": 3}
@@ -32,9 +36,11 @@ BACKOFF_BASE_S = 0.02
 BACKOFF_CAP_S = 0.4
 
 # Error codes and cancellation reasons that say "the store was busy", never "your request was wrong".
+# Service 5xx codes are here too: AWS documents them as safe to retry.
 TRANSIENT_CODES = frozenset(
     {
         "TransactionConflict",
+        "ThrottlingError",  # the cancellation reason's spelling of throttling
         "TransactionInProgressException",
         "ThrottlingException",
         "ProvisionedThroughputExceededException",
@@ -44,6 +50,22 @@ TRANSIENT_CODES = frozenset(
     }
 )
 CONNECTION_ERRORS: tuple[type[Exception], ...] = (BotocoreConnectionError, HTTPClientError)
+
+
+class PermanentStoreError(Exception):
+    """DynamoDB refused a write for a reason no retry can change; the edge answers 500 `internal_error`."""
+
+    def __init__(self, operation: str, reasons: list[str]):
+        super().__init__(f"{operation} refused permanently: {', '.join(reasons)}")
+        self.operation = operation
+        self.reasons = reasons
+
+
+def permanent(operation: str, reasons: list[str]) -> PermanentStoreError:
+    """Count and log a permanent refusal, and the error to raise for it."""
+    count(MetricName.PERMANENT_STORE_ERROR)
+    logger.error("permanent store error, not retried", extra={"operation": operation, "reasons": reasons})
+    return PermanentStoreError(operation, reasons)
 
 
 def error_code(error: ClientError) -> str:

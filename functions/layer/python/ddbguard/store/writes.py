@@ -115,7 +115,8 @@ def transact_write(actions: list[Action]) -> None:
     """Write all actions or none.
 
     Raises TransactionCancelled when guards failed (reasons by position), Busy when the store
-    kept conflicting or throttling. No ClientRequestToken: a request that must not apply twice
+    kept conflicting or throttling, PermanentStoreError at once for any other cancellation reason.
+    No ClientRequestToken: a request that must not apply twice
     leads with its request marker (`ddbguard.guards.replays`), which also covers a client's retry,
     never byte-identical to the first attempt (a token would only cost it a second call).
     """
@@ -134,12 +135,17 @@ def transact_write(actions: list[Action]) -> None:
             code = transient.error_code(error)
             if code == "TransactionCanceledException":
                 reasons = _reasons(error)
-                if all(r.code in (None, CONDITION_FAILED) for r in reasons):
+                others = [str(r.code) for r in reasons if r.code not in (None, CONDITION_FAILED)]
+                if not others:
                     raise TransactionCancelled(reasons) from None
-                retry_reasons = [str(r.code) for r in reasons if r.code not in (None, CONDITION_FAILED)]
+                lasting = sorted({reason for reason in others if not transient.is_transient(reason)})
+                if lasting:  # e.g. ValidationError: no retry can ever succeed
+                    raise transient.permanent("TransactWriteItems", lasting) from None
+                retry_reasons = others
             elif transient.is_transient(code):
                 retry_reasons = [code]
             else:
+                transient.permanent("TransactWriteItems", [code])
                 raise
         count(MetricName.TRANSACTION_RETRY)
         logger.info("transient transaction failure, retrying", extra={"attempt": attempt + 1, "reasons": retry_reasons})
@@ -154,6 +160,7 @@ def _single_write(operation: str, request: dict[str, Any]) -> dict[str, Any]:
     except ClientError as error:
         if transient.error_code(error) == "ConditionalCheckFailedException":
             raise ConditionFailed(from_item(error.response.get("Item"))) from None  # type: ignore[arg-type]
+        transient.permanent(operation, [transient.error_code(error)])  # counted and logged; the ClientError stays
         raise
 
 

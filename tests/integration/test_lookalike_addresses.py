@@ -1,0 +1,70 @@
+"""One address however it is spelled: look-alike (confusable) spellings of a taken email are taken, decided by the
+transaction's lock, on DynamoDB Local. Pure-ASCII addresses keep their own keys, so ASCII `1` and `l` differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from ddbguard.domain import lock_audit
+from tests.support.table_reads import lock_owner
+
+# (name, how the twin is spelled): each one a look-alike of `alice.<uid>@example.com`.
+TWINS = [
+    ("cyrillic", "\u0430lice.{uid}@example.com"),  # a Cyrillic a
+    ("greek", "\u03b1lice.{uid}@example.com"),  # Greek alpha
+    ("fullwidth", "\uff41\uff4c\uff49\uff43\uff45.{uid}@example.com"),  # NFKC already folds these
+    ("idn-domain", "alice.{uid}@ex\u0430mple.com"),  # a Cyrillic a in the domain
+    ("whole-script-local-part", "\u0430l\u0456\u0441\u0435.{uid}@example.com"),  # a, i, c, e: all Cyrillic
+]
+
+
+def _sign_up(api, email: str, username: str):
+    return api.post("/accounts", {"email": email, "username": username})
+
+
+@pytest.mark.parametrize(("name", "spelling"), TWINS, ids=[name for name, _ in TWINS])
+def test_a_look_alike_of_a_taken_email_is_taken(api, raw_client, uid, name, spelling):
+    first = _sign_up(api, f"alice.{uid}@example.com", f"first_{uid}")
+    assert first.status == 201, first.json
+    twin = _sign_up(api, spelling.format(uid=uid), f"twin_{uid}")
+    assert (twin.status, twin.code) == (409, "unique_violation"), twin.json
+    assert [e["field"] for e in twin.json["errors"]] == ["email"]
+    assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") == f"ACCT#{first.json['accountId']}"
+    assert lock_owner(raw_client, "HANDLE", f"twin_{uid}") is None
+
+
+def test_the_look_alike_registered_first_takes_the_ascii_spelling_too(api, uid):
+    first = _sign_up(api, f"\u0430lice.{uid}@ex\u0430mple.com", f"first_{uid}")
+    assert first.status == 201, first.json
+    assert first.json["email"] == f"\u0430lice.{uid}@ex\u0430mple.com"  # the stored value stays as normalised
+    twin = _sign_up(api, f"ALICE.{uid}@example.com", f"twin_{uid}")
+    assert (twin.status, twin.code) == (409, "unique_violation")
+
+
+def test_a_different_address_with_a_greek_letter_is_not_a_twin(api, uid):
+    assert _sign_up(api, f"alice.{uid}@example.com", f"first_{uid}").status == 201
+    other = _sign_up(api, f"alice.{uid}@exam\u03bfple.com", f"other_{uid}")  # 'examople' is another domain
+    assert other.status == 201, other.json
+
+
+def test_ascii_one_and_ell_stay_distinct(api, uid):
+    assert _sign_up(api, f"al1ce.{uid}@example.com", f"one_{uid}").status == 201
+    assert _sign_up(api, f"alice.{uid}@example.com", f"ell_{uid}").status == 201
+
+
+def test_changing_an_email_to_a_look_alike_of_a_taken_one_is_refused(api, uid):
+    assert _sign_up(api, f"bob.{uid}@example.com", f"bob_{uid}").status == 201
+    mover = _sign_up(api, f"carol.{uid}@example.com", f"carol_{uid}").json
+    reply = api.patch(f"/accounts/{mover['accountId']}", {"email": f"b\u03bfb.{uid}@example.com"}, if_match=0)
+    assert (reply.status, reply.code) == (409, "unique_violation"), reply.json
+
+
+def test_a_look_alike_account_frees_its_lock_on_delete_and_the_audit_finds_nothing(api, raw_client, uid):
+    email = f"\u0430lice.{uid}@example.com"
+    account = _sign_up(api, email, f"cyr_{uid}").json
+    assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") == f"ACCT#{account['accountId']}"
+    findings = [f for f in lock_audit.audit_locks(repair=False).findings if f.account_id == account["accountId"]]
+    assert findings == []
+    assert api.delete(f"/accounts/{account['accountId']}", if_match=0).status == 204
+    assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") is None
+    assert _sign_up(api, f"alice.{uid}@example.com", f"ascii_{uid}").status == 201
