@@ -89,6 +89,8 @@ class Settlement(Construct):
             access=SWEEPER_TABLE_ACCESS,
             memory_mb=constants.AUDIT_MEMORY_MB,
             timeout_seconds=SWEEPER_TIMEOUT_SECONDS,
+            # One sweep at a time: a slow sweep is never joined by the next scheduled one on the same balances.
+            reserved=1,
         )
         self.schedule = events.Rule(
             self,

@@ -317,6 +317,11 @@ def _unreachable(template: dict[str, Any], name: str, alarm: dict[str, Any]) -> 
                 {"Ref": key} for key in _of_type(template, "AWS::DynamoDB::Table")
             ]:
                 problems.append(f"{name}: not this stack's table")
+        elif namespace == "AWS/SQS":
+            if _dimension(stat, "QueueName") not in [
+                {"Fn::GetAtt": [key, "QueueName"]} for key in _of_type(template, "AWS::SQS::Queue")
+            ]:
+                problems.append(f"{name}: not this stack's queue")
         elif namespace == constants.METRICS_NAMESPACE:
             if metric not in _emitted_custom_metrics(template):
                 problems.append(f"{name}: nothing emits {metric}")
