@@ -128,6 +128,9 @@ CUSTOM_CONTEXT: dict[str, Any] = {
     "busyCount": "7",
     "transactionRetryCount": "80",
     "powertoolsPublicLayer": "true",
+    "tracing": "otel",
+    "otelLayerArn": "arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroPython:99",
+    "snapStart": "true",
 }
 
 
