@@ -1,10 +1,19 @@
 """PATCH /accounts/{accountId} + If-Match: change email, username or displayName at the expected version."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import UpdateAccount
+from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
+
+if TYPE_CHECKING:
+    from ddbguard_api.models import UpdateAccount
+else:  # the class is imported at the first request (ddbguard_api.lazy_models)
+    UpdateAccount = lazy_model("UpdateAccount")
 
 endpoint = Endpoint(by_handler(__name__), body=UpdateAccount)
 

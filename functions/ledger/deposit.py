@@ -1,10 +1,19 @@
 """POST /accounts/{accountId}/ledger/deposits: add money to the caller's ledger (201 entry)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import ledger
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import Amount
+from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, created
 from routes import by_handler
+
+if TYPE_CHECKING:
+    from ddbguard_api.models import Amount
+else:  # the class is imported at the first request (ddbguard_api.lazy_models)
+    Amount = lazy_model("Amount")
 
 endpoint = Endpoint(by_handler(__name__), body=Amount)
 

@@ -7,14 +7,15 @@ import base64
 import binascii
 import json
 from decimal import Decimal
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ddbguard.errors import FieldError
 from ddbguard.limits import MAX_BODY_BYTES, has_forbidden_characters
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import single_header
+
+if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
+    from pydantic import BaseModel, ValidationError
 
 
 class _DuplicateKey(ValueError):
@@ -137,6 +138,8 @@ def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[Ba
                 [FieldError(k, "unknown_field", "Extra inputs are not permitted") for k in document],
             )
         return None, document
+    from pydantic import ValidationError  # loaded with the model by now
+
     try:
         return model.model_validate(document), document
     except ValidationError as error:

@@ -13,12 +13,11 @@ import contextvars
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
-from pydantic import BaseModel
 
 from ddbguard.errors import DomainError
 from ddbguard.guards import replays
@@ -28,6 +27,9 @@ from ddbguard_api.cors import cors_config
 from ddbguard_api.idempotency import IdempotentExecution
 from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
+
+if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
+    from pydantic import BaseModel
 
 Operation = Callable[[Request[Any]], Reply]
 # This invocation's event (see Endpoint._resolve).
