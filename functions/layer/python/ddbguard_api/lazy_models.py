@@ -13,6 +13,8 @@ import importlib
 from functools import cached_property
 from typing import Any
 
+from ddbguard import snapshot_hooks
+
 MODELS_MODULE = "ddbguard_api.models"
 
 
@@ -39,8 +41,11 @@ class LazyModel:
 
 
 def lazy_model(name: str) -> Any:
-    """The stand-in for the model class `name`; annotate the variable with `type[<the model>]` for type checkers."""
-    return LazyModel(name)
+    """The stand-in for the model class `name` (type checkers should see the class itself, under TYPE_CHECKING)."""
+    model = LazyModel(name)
+    # With SnapStart the snapshot should hold the built model: init is paid once, restores are not.
+    snapshot_hooks.before_snapshot(lambda: model.model.model_rebuild(force=True))
+    return model
 
 
 def resolved(model: Any) -> Any:
