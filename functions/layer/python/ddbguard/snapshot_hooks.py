@@ -24,7 +24,7 @@ _before_snapshot: list[Callable[[], Any]] = []
 
 def _runtime_hooks() -> Any:
     try:
-        import snapshot_restore_py  # type: ignore[import-not-found,unused-ignore]
+        import snapshot_restore_py  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:  # not on Lambda (and not installed): nothing restores this process
         return None
     return snapshot_restore_py
