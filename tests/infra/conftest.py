@@ -129,7 +129,7 @@ CUSTOM_CONTEXT: dict[str, Any] = {
     "transactionRetryCount": "80",
     "powertoolsPublicLayer": "true",
     "tracing": "otel",
-    "otelLayerArn": "arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroPython:99",
+    "otelLayerArn": "arn:aws-cn:lambda:cn-north-1:111122223333:layer:AWSOpenTelemetryDistroPython:99",
     "snapStart": "true",
 }
 

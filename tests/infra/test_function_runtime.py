@@ -14,7 +14,7 @@ from routes import ROUTES
 if TYPE_CHECKING:
     from conftest import Synth
 
-OTEL_LAYER = "arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroPython:99"
+OTEL_LAYER = "arn:aws-cn:lambda:cn-north-1:111122223333:layer:AWSOpenTelemetryDistroPython:99"
 
 
 def _integration_targets(synth: Synth) -> list[object]:
