@@ -245,6 +245,25 @@ STRETCH = 1.25
 WATCHED = ["aws_xray_sdk", "opentelemetry", "pydantic", "aws_lambda_powertools.utilities.parser"]
 
 
+# One new-entry record whose entry does not exist: the settler reads it (one GetItem) and has nothing to do.
+_STREAM_EVENT = {
+    "Records": [
+        {
+            "eventID": "cold-1",
+            "eventName": "INSERT",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": "us-east-1",
+            "eventSourceARN": "arn:aws:dynamodb:us-east-1:000000000000:table/ddbguard-bench/stream/cold",
+            "dynamodb": {
+                "Keys": {"PK": {"S": "ACCT#cold-start"}, "SK": {"S": "TXN#COLDSTART"}},
+                "SequenceNumber": "1",
+                "StreamViewType": "KEYS_ONLY",
+            },
+        }
+    ]
+}
+
+
 def _cases(operations: set[str] | None, tracing: str) -> list[ColdCase]:
     import routes
     from infra import constants
@@ -256,7 +275,7 @@ def _cases(operations: set[str] | None, tracing: str) -> list[ColdCase]:
             event = {k: v for k, v in sample_event(route).items() if k != "description"}
             cases.append(ColdCase(route.operation, route.handler, f"ddbguard-{route.operation}", event, tracing))
     extra = [
-        ("settle_entries (stream)", constants.SETTLEMENT_HANDLER, {"Records": []}),
+        ("settle_entries (stream)", constants.SETTLEMENT_HANDLER, _STREAM_EVENT),
         ("audit_locks (schedule, import only)", constants.AUDIT_HANDLER, None),
     ]
     for name, handler, event in extra:
