@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import boto3
 from botocore.config import Config
 
-from ddbguard import snapshot_hooks
+from ddbguard.snapshot_hooks import after_restore
 
 if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -35,4 +35,4 @@ def client() -> DynamoDBClient:
 
 
 # Restored from a SnapStart snapshot: the snapshot's connections and credentials are not this environment's.
-snapshot_hooks.after_restore(client.cache_clear)
+after_restore(client.cache_clear)
