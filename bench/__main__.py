@@ -10,7 +10,6 @@ import contextlib
 import http.client
 import io
 import json
-import statistics
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
-from bench import calls, http_latency, races, ratios, results, settlement
+from bench import calls, cold, http_latency, races, ratios, results, settlement
 from bench.capacity import WriteUnits
 from bench.conventional import ConventionalService
 from bench.naive import NaiveService
@@ -46,7 +45,10 @@ SECTIONS = ("calls", "races", "ratios", "cold", "http", "audit", "settlement")
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--latency-n", type=int, default=100, help="timed invocations per handler/bare pair")
-    parser.add_argument("--cold-runs", type=int, default=3, help="fresh processes per cold-start figure")
+    parser.add_argument("--cold-runs", type=int, default=5, help="interleaved rounds of fresh processes (cold init)")
+    parser.add_argument(
+        "--cold-handlers", default="", help="comma-separated operations for the cold-init rows (default: every handler)"
+    )
     parser.add_argument("--http-ops", type=int, default=240, help="HTTP requests per concurrency level")
     parser.add_argument("--http-latency-n", type=int, default=100, help="timed HTTP requests per route")
     parser.add_argument("--audit-items", type=int, default=100_000, help="items seeded for the lock audit")
@@ -101,7 +103,7 @@ def main() -> None:
             sections.append(_races_section(race_rows))
         steps = [
             ("ratios", "handler / bare ratios", lambda: _ratio_section(api, ddb, raw, settler, settle_client, args)),
-            ("cold", "cold init", lambda: _cold_section(api, endpoint, args)),
+            ("cold", "cold init", lambda: _cold_section(endpoint, args)),
             ("http", "HTTP throughput", lambda: _http_section(api, raw, endpoint, settler, args)),
             ("audit", "lock audit", lambda: _audit_section(api, raw, endpoint, settler, args)),
             ("settlement", "hot-ledger settlement", lambda: _settlement_section(api, raw, settler, args)),
@@ -308,85 +310,14 @@ def _ratio_notes(rows: list[ratios.RatioRow]) -> str:
     return "\n".join(lines)
 
 
-# --- section 3: cold init ----------------------------------------------------------------------
-
-_COLD_HANDLERS = [
-    ("ledger.deposit", "POST", "/accounts/{a}/ledger/deposits", {"amountCents": 1}, True),
-    ("ledger.withdraw", "POST", "/accounts/{a}/ledger/withdrawals", {"amountCents": 1}, True),
-    ("accounts.update_account", "PATCH", "/accounts/{a}", {"displayName": "Cold"}, False),
-    ("accounts.create_account", "POST", "/accounts", None, False),
-]
+# --- section 3: cold init (bench/cold.py) -------------------------------------------------------
 
 
-def _cold_section(api, endpoint, args) -> str:
-    env = ratios.environment(endpoint, TABLE)
-    setup = calls.DdbguardRoutes(api, None, lambda: None)
-    bench = ratios.HandlerBench(None, None, None, TABLE, BARE, list)
-    baseline = ratios.cold_start("boto3", None, env, args.cold_runs)
-    rows = []
-    for module, method, path, body, needs_key in _COLD_HANDLERS:
-        events = []
-        for _ in range(args.cold_runs):
-            account = setup.funded(1_000, "cold")
-            tag = uuid.uuid4().hex[:12]
-            send = body if body is not None else {"email": f"{tag}@cold.example", "username": f"c{tag}"}
-            key = str(uuid.uuid4()) if needs_key else None
-            if_match = 0 if method == "PATCH" else None
-            events.append(bench.event(method, path.format(a=account), "cold", send, key=key, if_match=if_match)[1])
-        runs = [ratios.cold_start(module, event, env, 1) for event in events]
-        row = ratios.ColdRow(
-            module,
-            statistics.median(r.import_ms for r in runs),
-            statistics.median(r.first_ms for r in runs),
-            ratios.top_imports(module, env),
-        )
-        rows.append(row)
-    table = results.table(
-        [
-            "handler module",
-            "import ms",
-            "import / import boto3",
-            "target",
-            "import + 1st invocation ms",
-            "vs boto3 import + client + 1st PutItem",
-            "heaviest imports (cumulative ms)",
-        ],
-        [
-            [
-                r.module,
-                r.import_ms,
-                f"{r.import_ms / baseline.import_ms:.2f}x",
-                "ok" if r.import_ms / baseline.import_ms <= 1.5 else "MISSED (target <= 1.5x)",
-                r.first_ms,
-                f"{r.first_ms / baseline.first_ms:.2f}x",
-                r.top_imports,
-            ]
-            for r in rows
-        ],
-    )
-    return "\n\n".join(
-        [
-            f"## 3b. Cold init (fresh process per figure, median of {args.cold_runs})",
-            f"Baseline: `import boto3` {baseline.import_ms:.0f} ms; `import boto3` + client + one PutItem "
-            f"{baseline.first_ms:.0f} ms. A handler's figure is `import <module>` (module init included), then "
-            "the same plus its first invocation (a real request on DynamoDB Local), so deferred work shows.",
-            table,
-            _cold_note(rows, baseline),
-        ]
-    )
+def _cold_section(endpoint: str, args: argparse.Namespace) -> str:
+    from infra import settings
 
-
-def _cold_note(rows: list[ratios.ColdRow], baseline: ratios.ColdRow) -> str:
-    missed = [r.module for r in rows if r.import_ms / baseline.import_ms > 1.5]
-    if not missed:
-        return "Every handler's cold init is within 1.5x `import boto3`."
-    return (
-        f"Missed for {', '.join(missed)}: the import pulls in, beyond boto3 itself, Powertools (with aws_xray_sdk "
-        "for the Tracer), pydantic and the API models; the heaviest packages are listed per row (cumulative "
-        "ms under -X importtime, which itself adds overhead). What it would take: import aws_xray_sdk only "
-        "when tracing is on, import only the Powertools modules used, build the pydantic models lazily; each "
-        "figure here is one fresh process, so run-to-run noise on a shared machine is tens of ms."
-    )
+    operations = set(args.cold_handlers.split(",")) if args.cold_handlers else None
+    return cold.section(endpoint, TABLE, args.cold_runs, operations, settings.TRACING.default)
 
 
 # --- section 3: HTTP ---------------------------------------------------------------------------

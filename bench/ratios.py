@@ -1,4 +1,4 @@
-"""Section 3: handler vs bare boto3, cold init, HTTP throughput, the lock audit at 100,000 items.
+"""Section 3: handler vs bare boto3, HTTP throughput, the lock audit at 100,000 items (cold init: bench/cold.py).
 
 Handler vs bare: each handler invocation's DynamoDB calls are recorded as sent (botocore
 `provide-client-params` on ddbguard's client) and replayed, right after, by a plain boto3 client
@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -186,76 +185,6 @@ class HandlerBench:
             if i % 10 == 9:
                 replay(self.raw, self.settle_calls(), self.bare_table)
         return RatioRow(name, n, statistics.median(handler_ms), statistics.median(bare_ms), target, sequence)
-
-
-# --- cold init ---------------------------------------------------------------------------------
-
-_COLD = r"""
-import json, sys, time
-spec = json.loads(sys.stdin.read())
-start = time.perf_counter()
-if spec["module"] == "boto3":
-    import boto3
-    imported = time.perf_counter()
-    client = boto3.session.Session().client("dynamodb")
-    client.put_item(TableName=spec["table"], Item={"PK": {"S": "COLD#" + spec["id"]}, "SK": {"S": "X"}})
-else:
-    import importlib
-    handler = importlib.import_module(spec["module"]).handler
-    imported = time.perf_counter()
-    from types import SimpleNamespace
-    arn = "arn:aws:lambda:us-east-1:000000000000:function:cold"
-    context = SimpleNamespace(function_name="cold", memory_limit_in_mb=256, aws_request_id=spec["id"],
-        invoked_function_arn=arn, get_remaining_time_in_millis=lambda: 30000)
-    status = handler(spec["event"], context)["statusCode"]
-    assert status < 500, status
-done = time.perf_counter()
-sys.stderr.flush()
-print(json.dumps({"import_ms": (imported - start) * 1000, "first_ms": (done - start) * 1000}), file=sys.__stdout__)
-"""
-
-
-@dataclass
-class ColdRow:
-    module: str
-    import_ms: float
-    first_ms: float
-    top_imports: str = ""
-
-
-def cold_start(module: str, event: dict[str, Any] | None, env: dict[str, str], runs: int) -> ColdRow:
-    results = []
-    for _ in range(runs):
-        spec = json.dumps({"module": module, "event": event, "table": env["TABLE_NAME"], "id": str(uuid.uuid4())})
-        done = subprocess.run(
-            [sys.executable, "-c", _COLD], input=spec, capture_output=True, text=True, env=env, check=True, cwd=ROOT
-        )
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return ColdRow(
-        module, statistics.median(r["import_ms"] for r in results), statistics.median(r["first_ms"] for r in results)
-    )
-
-
-def top_imports(module: str, env: dict[str, str], count: int = 6) -> str:
-    """The heaviest top-level packages a fresh `import module` pulls in (-X importtime, cumulative, ms)."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
-    own = module.split(".")[0]
-    cost: dict[str, int] = {}
-    for line in done.stderr.splitlines():
-        parts = line.split("|")
-        if len(parts) != 3 or not parts[1].strip().isdigit():
-            continue
-        root = parts[2].strip().split(".")[0]
-        if root != own:
-            cost[root] = max(cost.get(root, 0), int(parts[1]))
-    heaviest = sorted(cost.items(), key=lambda kv: -kv[1])[:count]
-    return ", ".join(f"{name} {us / 1000:.0f}" for name, us in heaviest)
 
 
 # --- HTTP throughput ---------------------------------------------------------------------------

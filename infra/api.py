@@ -431,7 +431,7 @@ class Api(Construct):
             route.method,
             # Proxy integration: handlers receive the REST v1 proxy event the local server also builds.
             # No test-invoke permission: it would double the Lambda permissions for a console-only feature.
-            apigw.LambdaIntegration(item.function, proxy=True, allow_test_invoke=False),
+            apigw.LambdaIntegration(item.target, proxy=True, allow_test_invoke=False),
             operation_name=route.operation,
             authorization_type=apigw.AuthorizationType.COGNITO if route.auth else apigw.AuthorizationType.NONE,
             authorizer=self.authorizer if route.auth else None,

@@ -19,7 +19,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, settings
+from infra import constants, dependency_layer, function_runtime, settings
 from routes import AUDIT_TABLE_ACCESS, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -63,6 +63,7 @@ def powertools_layer_parameter(version: str) -> str:
 class RouteFunction:
     route: Route
     function: lambda_.Function
+    target: lambda_.IFunction  # what the API invokes: the function, or its SnapStart alias
 
 
 class Functions(Construct):
@@ -102,9 +103,11 @@ class Functions(Construct):
         # One asset for every function: handlers share modules, and one upload keeps deployments fast.
         self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
 
-        self.routes: list[RouteFunction] = [
-            RouteFunction(route=route, function=self._route_function(route)) for route in ROUTES
-        ]
+        self._targets: dict[str, lambda_.IFunction] = {}
+        self.routes: list[RouteFunction] = []
+        for route in ROUTES:
+            function = self._route_function(route)
+            self.routes.append(RouteFunction(route=route, function=function, target=self._targets[route.construct_id]))
         self.audit_function = self._function(
             "AuditLocks",
             handler=constants.AUDIT_HANDLER,
@@ -274,8 +277,8 @@ class Functions(Construct):
                 "POWERTOOLS_LOG_LEVEL": constants.LOG_LEVEL,
             },
         )
-        cfn_function = function.node.default_child
-        cfn_function.tracing_config = lambda_.CfnFunction.TracingConfigProperty(mode="Active")
+        # Tracing provider and SnapStart from context (infra/function_runtime.py).
+        self._targets[construct_id] = function_runtime.apply(self, construct_id, function)
         function.node.add_dependency(tracing_policy)  # traces from the first invocation on
         Validations.of(function).acknowledge(
             Acknowledgment(

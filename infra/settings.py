@@ -112,6 +112,22 @@ POWERTOOLS_PUBLIC_LAYER = ContextKey(
     "true: use AWS's public Powertools layer (resolved from SSM for the pinned version) and the runtime's boto3 "
     "instead of the dependencies layer built from requirements.txt.",
 )
+# Tracing and SnapStart (docs/decisions.md, "Tracing provider" and "SnapStart").
+TRACING = ContextKey(
+    "tracing",
+    "active",
+    "Tracing provider: active (Lambda active tracing alone), xray-sdk (Powertools Tracer on the X-Ray SDK, one "
+    "subsegment per DynamoDB call), or otel (ADOT layer: OpenTelemetry SDK, botocore instrumented, needs "
+    "otelLayerArn).",
+)
+OTEL_LAYER_ARN = ContextKey(
+    "otelLayerArn", "", "With tracing=otel: ARN of the ADOT Python layer (AWSOpenTelemetryDistroPython) to attach."
+)
+SNAP_START = ContextKey(
+    "snapStart",
+    False,
+    "true: SnapStart on published versions; the API invokes each function's `live` alias (restored from a snapshot).",
+)
 
 ALL_KEYS: tuple[ContextKey, ...] = (
     ALARM_EMAILS,
@@ -142,6 +158,9 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     SETTLEMENT_RESERVED_CONCURRENCY,
     AUDIT_RESERVED_CONCURRENCY,
     POWERTOOLS_PUBLIC_LAYER,
+    TRACING,
+    OTEL_LAYER_ARN,
+    SNAP_START,
 )
 BY_NAME = {key.name: key for key in ALL_KEYS}
 

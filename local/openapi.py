@@ -250,6 +250,7 @@ def build_document() -> dict[str, Any]:
 
     import routes
     from ddbguard_api import schemas
+    from ddbguard_api.lazy_models import resolved
 
     _handler_modules()
     docs = APIGatewayRestResolver(enable_validation=True)
@@ -257,7 +258,7 @@ def build_document() -> dict[str, Any]:
     for route in routes.ROUTES:
         module = importlib.import_module(route.handler)
         endpoint = module.endpoint
-        body_model, query_model = endpoint.body_model, endpoint.query_model
+        body_model, query_model = resolved(endpoint.body_model), resolved(endpoint.query_model)
 
         def operation(**_: Any) -> None:
             return None

@@ -17,6 +17,9 @@ def configure(endpoint: str, table: str) -> None:
             "POWERTOOLS_SERVICE_NAME": "ddbguard",
             "POWERTOOLS_METRICS_NAMESPACE": "ddbguard",
             "POWERTOOLS_TRACE_DISABLED": "true",
+            # Locally the handlers wrap themselves in Powertools Tracer (disabled above), so every test run goes
+            # through the heaviest provider's code; the stack deploys its own choice (infra/function_runtime.py).
+            "DDBGUARD_TRACING": os.environ.get("DDBGUARD_TRACING", "xray-sdk"),
             "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
         }
     )

@@ -50,6 +50,7 @@ imported = {}
 for name in modules:
     module = importlib.import_module(name)
     imported[name] = callable(getattr(module, "handler", None))
+importlib.import_module("ddbguard_api.models")  # what a first request with a body imports (ddbguard_api.lazy_models)
 stdlib = os.path.dirname(os.__file__)
 origins = {}
 for name, module in list(sys.modules.items()):

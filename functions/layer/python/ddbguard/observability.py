@@ -1,15 +1,18 @@
-"""The Powertools Logger, Tracer and Metrics every handler and layer module shares."""
+"""The Powertools Logger and Metrics, and the tracer, every handler and layer module shares."""
 
 from __future__ import annotations
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.logging import Logger
+from aws_lambda_powertools.metrics import Metrics, MetricUnit
+
+from ddbguard.tracing import handler_tracer
 
 SERVICE = "ddbguard"
 NAMESPACE = "ddbguard"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+# Powertools Tracer only when the deployment asks for the X-Ray SDK (ddbguard.tracing).
+tracer = handler_tracer(SERVICE)
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
 

@@ -12,14 +12,15 @@ import binascii
 import json
 import re
 from decimal import Decimal
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ddbguard.errors import FieldError
 from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH, has_forbidden_characters
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import single_header
+
+if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
+    from pydantic import BaseModel, ValidationError
 
 
 class _DuplicateKey(ValueError):
@@ -163,6 +164,8 @@ def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[Ba
                 [FieldError(k, "unknown_field", "Extra inputs are not permitted") for k in document],
             )
         return None, document
+    from pydantic import ValidationError  # loaded with the model by now
+
     try:
         return model.model_validate(document), document
     except ValidationError as error:

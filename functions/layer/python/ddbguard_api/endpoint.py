@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
-from pydantic import BaseModel
 
 from ddbguard.errors import DomainError
 from ddbguard.guards import replays
@@ -25,8 +24,12 @@ from ddbguard.observability import logger, metrics, tracer
 from ddbguard_api import error_responses
 from ddbguard_api.cors import cors_config
 from ddbguard_api.idempotency import REPLAYED_HEADER, IdempotentExecution
+from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply
 from ddbguard_api.request import Request, RouteSpec, parse_request
+
+if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
+    from pydantic import BaseModel
 
 Operation = Callable[[Request[Any]], Reply]
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -50,9 +53,8 @@ def _as_response(result: dict[str, Any]) -> Response:
 
 
 def _model(name: str | None) -> type[BaseModel] | None:
-    from ddbguard_api import models
-
-    return None if name is None else getattr(models, name)
+    """The route's model by name, imported (with pydantic) at the first request that uses it."""
+    return None if name is None else lazy_model(name)
 
 
 class Endpoint:

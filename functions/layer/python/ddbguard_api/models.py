@@ -33,7 +33,7 @@ DisplayName = Annotated[StrictStr, Field(min_length=1, max_length=DISPLAY_NAME_M
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class CreateAccount(StrictModel):

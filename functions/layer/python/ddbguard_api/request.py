@@ -7,9 +7,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
@@ -19,11 +17,14 @@ from ddbguard_api.caller import Caller, caller_from_event
 from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
 
+if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
+    from pydantic import BaseModel
+
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
-Body = TypeVar("Body", bound=BaseModel | None)
-Query = TypeVar("Query", bound=BaseModel)
+Body = TypeVar("Body", bound="BaseModel | None")
+Query = TypeVar("Query", bound="BaseModel")
 
 
 class RouteSpec(Protocol):
@@ -121,6 +122,8 @@ def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseMo
         if raw_query:
             raise EdgeError(422, "validation_failed", "This route takes no query parameters.")
         return None, raw_query
+    from pydantic import ValidationError  # loaded with the model by now
+
     try:
         return model.model_validate(raw_query, strict=False), raw_query
     except ValidationError as error:

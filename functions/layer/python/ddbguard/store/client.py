@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import boto3
 from botocore.config import Config
 
+from ddbguard.snapshot_hooks import after_restore
+
 if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
     from mypy_boto3_dynamodb import DynamoDBClient
 
@@ -30,3 +32,7 @@ def table_name() -> str:
 def client() -> DynamoDBClient:
     """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set."""
     return boto3.session.Session().client("dynamodb", config=_CLIENT_CONFIG)
+
+
+# Restored from a SnapStart snapshot: the snapshot's connections and credentials are not this environment's.
+after_restore(client.cache_clear)

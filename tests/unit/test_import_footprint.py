@@ -1,0 +1,121 @@
+"""What importing a handler loads, as deployed by default: modules its init never needs stay unloaded.
+
+Cold init is what a quiet service's users wait for (bench/cold.py measures it); this pins its causes, by module
+rather than by time. Each handler is imported in a process of its own (forked from a bare interpreter, one per
+handler) with the environment a deployed function has, and the test reads that process's `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import routes
+from infra import constants
+from local.paths import ROOT
+
+HANDLERS = [route.handler for route in routes.ROUTES] + [
+    handler.rsplit(".", 1)[0] for handler in (constants.AUDIT_HANDLER, constants.SETTLEMENT_HANDLER)
+]
+
+# Never needed at import by the default configuration (tracing=active):
+NEVER_AT_IMPORT = (
+    "aws_xray_sdk",  # only with tracing=xray-sdk
+    "opentelemetry",  # brought by ADOT's wrapper, never by ddbguard
+    "pydantic",  # request models are built at the first request (ddbguard_api.lazy_models)
+    "pydantic_core",
+    "ddbguard_api.models",
+    "ddbguard_api.schemas",  # response models: OpenAPI generation only
+    "aws_lambda_powertools.utilities.parser",
+    "aws_lambda_powertools.utilities.validation",
+    "aws_lambda_powertools.event_handler.openapi.models",
+)
+
+_PROBE = r"""
+import json, os, sys
+handlers, watched = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+children = {}
+for handler in handlers:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        __import__(handler)
+        loaded = sorted(name for name in watched if name in sys.modules)
+        with os.fdopen(write, "w") as out:
+            out.write(json.dumps(loaded))
+        os._exit(0)
+    os.close(write)
+    children[handler] = (pid, read)
+found = {}
+for handler, (pid, read) in children.items():
+    with os.fdopen(read) as source:
+        text = source.read()
+    _, status = os.waitpid(pid, 0)
+    found[handler] = json.loads(text) if status == 0 and text else "import failed"
+print(json.dumps(found))
+"""
+
+
+def _deployed_environment(tracing: str) -> dict[str, str]:
+    """As the stack sets it (infra/functions.py): no POWERTOOLS_TRACE_DISABLED, a Lambda function name."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POWERTOOLS_", "DDBGUARD_", "AWS_LAMBDA_"))}
+    env.update(
+        {
+            "TABLE_NAME": "ddbguard",
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_LAMBDA_FUNCTION_NAME": "ddbguard-footprint",
+            "POWERTOOLS_SERVICE_NAME": "ddbguard",
+            "POWERTOOLS_METRICS_NAMESPACE": "ddbguard",
+            "DDBGUARD_TRACING": tracing,
+        }
+    )
+    return env
+
+
+def _loaded(handlers: list[str], tracing: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(handlers), json.dumps(list(NEVER_AT_IMPORT))],
+        capture_output=True,
+        text=True,
+        env=_deployed_environment(tracing),
+        cwd=ROOT / "functions",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def default_footprint() -> dict[str, object]:
+    return _loaded(HANDLERS, "active")
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_importing_a_handler_leaves_what_init_never_needs_unloaded(
+    default_footprint: dict[str, object], handler: str
+) -> None:
+    assert default_footprint[handler] == [], f"{handler} loads at import: {default_footprint[handler]}"
+
+
+def test_the_probe_sees_what_a_handler_does_load() -> None:
+    """Not vacuous: with tracing=xray-sdk the same probe finds the X-Ray SDK."""
+    footprint = _loaded(["ledger.deposit"], "xray-sdk")
+    assert footprint["ledger.deposit"] == ["aws_xray_sdk"]
+
+
+def test_a_lazy_model_is_the_model_once_used() -> None:
+    from ddbguard_api import models
+    from ddbguard_api.lazy_models import lazy_model, resolved
+
+    amount = lazy_model("Amount")
+    assert amount.__name__ == "Amount"
+    parsed = amount.model_validate({"amountCents": 5})
+    assert isinstance(parsed, amount) and isinstance(parsed, models.Amount)
+    assert resolved(amount) is models.Amount and resolved(None) is None
+    assert not isinstance(object(), amount)
