@@ -1,10 +1,19 @@
 """GET /accounts?limit=&cursor=: the caller's own accounts, newest first (a Query on the owner index)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import account_listing
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import AccountListQuery
+from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
+
+if TYPE_CHECKING:
+    from ddbguard_api.models import AccountListQuery
+else:  # the class is imported at the first request (ddbguard_api.lazy_models)
+    AccountListQuery = lazy_model("AccountListQuery")
 
 endpoint = Endpoint(by_handler(__name__))
 

@@ -1,10 +1,16 @@
 """PATCH /accounts/{accountId} + If-Match: change email, username or displayName at the expected version."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import accounts
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import UpdateAccount
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
+
+if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
+    from ddbguard_api.models import UpdateAccount
 
 endpoint = Endpoint(by_handler(__name__))
 

@@ -1,10 +1,19 @@
 """GET /accounts/{accountId}/ledger?limit=&cursor=: the balance and a page of entries, newest first."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import statements
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import StatementQuery
+from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
+
+if TYPE_CHECKING:
+    from ddbguard_api.models import StatementQuery
+else:  # the class is imported at the first request (ddbguard_api.lazy_models)
+    StatementQuery = lazy_model("StatementQuery")
 
 endpoint = Endpoint(by_handler(__name__))
 

@@ -1,10 +1,16 @@
 """POST /orders: a PENDING order at version 0 for one of the caller's accounts (never overwrites)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import orders
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import CreateOrder
 from ddbguard_api.replies import Reply, created
 from routes import by_handler
+
+if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
+    from ddbguard_api.models import CreateOrder
 
 endpoint = Endpoint(by_handler(__name__))
 

@@ -1,10 +1,16 @@
 """POST /transfers: move money between two ledgers in one transaction (201 the caller's transfer_out entry)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ddbguard.domain import transfers
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.models import Transfer
 from ddbguard_api.replies import Reply, created
 from routes import by_handler
+
+if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
+    from ddbguard_api.models import Transfer
 
 endpoint = Endpoint(by_handler(__name__))
 
