@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_apigateway as apigw
@@ -261,7 +262,7 @@ class Api(Construct):
             )
 
         # Each acknowledgement sits on the one resource its finding is about, so the same finding anywhere else fails.
-        Validations.of(self.rest_api.node.default_child).acknowledge(
+        Validations.of(cast(apigw.CfnRestApi, self.rest_api.node.default_child)).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-APIG2",
                 reason="Request validation is partial by design: path parameters are validated by API Gateway, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_dynamodb as dynamodb
@@ -139,12 +140,12 @@ class Functions(Construct):
             statements=[
                 iam.PolicyStatement(
                     actions=["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"],
-                    resources=[table.table_stream_arn],
+                    resources=[cast(str, table.table_stream_arn)],
                 ),
                 iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]),
             ],
         )
-        stream_policy.attach_to_role(self.settlement_function.role)
+        stream_policy.attach_to_role(cast(iam.IRole, self.settlement_function.role))
         Validations.of(stream_policy).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
@@ -254,7 +255,7 @@ class Functions(Construct):
                 "POWERTOOLS_LOG_LEVEL": constants.LOG_LEVEL,
             },
         )
-        cfn_function = function.node.default_child
+        cfn_function = cast(lambda_.CfnFunction, function.node.default_child)
         cfn_function.tracing_config = lambda_.CfnFunction.TracingConfigProperty(mode="Active")
         function.node.add_dependency(tracing_policy)  # traces from the first invocation on
         Validations.of(function).acknowledge(

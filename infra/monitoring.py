@@ -10,6 +10,7 @@ which go through its generic `monitor_custom`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cdk_monitoring_constructs as mc
 from aws_cdk import Aws, Duration, RemovalPolicy, Stack
@@ -155,7 +156,7 @@ class Monitoring(Construct):
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
         duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
         # A scheduled function runs once a day: one datapoint is all there is, so 1 of 1 instead of N of M.
-        once = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
+        once: dict[str, Any] = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
         self.facade.monitor_lambda_function(
             lambda_function=function,
             human_readable_name=f"Function {name}",

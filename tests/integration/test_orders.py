@@ -365,7 +365,7 @@ def test_each_pay_refusal_makes_one_write_and_one_read_of_order_and_marker(api, 
 
 def _bump_order_version_before_each_write(ddb_client, raw_client, order_id: str, times: int):
     """A concurrent writer that changes the order (status kept PENDING) just before our write lands."""
-    bumped = []
+    bumped: list[int] = []
 
     def bump(**_: object) -> None:
         if len(bumped) < times:

@@ -31,7 +31,7 @@ def _items_of(raw_client, needles: list[str]) -> dict[tuple[str, str], dict[str,
         for item in page.get("Items", []):
             text = json.dumps(item, sort_keys=True)
             if any(needle in text for needle in needles):
-                found[(item["PK"]["S"], item["SK"]["S"])] = codec.from_item(item)
+                found[(item["PK"]["S"], item["SK"]["S"])] = codec.from_item(item) or {}
         if "LastEvaluatedKey" not in page:
             return found
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -45,7 +45,7 @@ NOT_A_VERSION = [
 ]
 
 
-def outcome(raw: str) -> int | str:
+def outcome(raw: str) -> int | str | None:
     """The parsed version, or "400:<code>" for an EdgeError."""
     try:
         return parse_if_match(raw)
