@@ -19,7 +19,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import codec, keys
 from ddbguard.store.client import table_name
 from local.tokens import make_token
-from tests.support.call_counter import counting_calls, idempotency_record_call
+from tests.support.call_counter import counting_calls
 from tests.support.faults import hooked
 from tests.support.ledger_seed import seed_account, seed_balance
 from tests.support.settlement import settle_all
@@ -334,7 +334,7 @@ def test_pay_needs_an_idempotency_key(api, raw_client, uid):
 
 
 def _refused_payment(api, ddb_client, order: dict, key: str):
-    with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+    with counting_calls(ddb_client) as calls:
         reply = api.post(f"{order_path(order)}/pay", idempotency_key=key)
     return reply, calls
 
@@ -387,7 +387,7 @@ def test_pay_rereads_and_retries_when_it_lost_a_version_race(api, raw_client, dd
     bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=2)
     with (
         hooked(ddb_client, "before-call.dynamodb.TransactWriteItems", bump),
-        counting_calls(ddb_client, ignore=idempotency_record_call) as calls,
+        counting_calls(ddb_client) as calls,
     ):
         reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
 
