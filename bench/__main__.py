@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark of issue 10 in one run on a private DynamoDB Local; writes bench/results.md.
+"""`make bench`: every benchmark in one run on a private DynamoDB Local; writes bench/results.md.
 
 Sizes are flags (defaults finish in a few minutes on 2 cores); `python -m bench --help`.
 """

@@ -228,7 +228,7 @@ class Api(Construct):
             identity_source=apigw.IdentitySource.header("Authorization"),
         )
         # Path parameters are checked at the edge. Bodies and headers are not: the handlers validate them strictly
-        # and answer with the contract's statuses (422 with field errors, 428 for a missing If-Match, 400
+        # and answer with the API's documented statuses (422 with field errors, 428 for a missing If-Match, 400
         # idempotency_key_required, ...), which API Gateway's validator cannot reproduce.
         self.parameter_validator = self.rest_api.add_request_validator(
             "PathParameterValidator",

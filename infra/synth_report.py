@@ -45,7 +45,7 @@ def open_count(cdk_out: Path) -> int:
 
 def cfn_lint_settings() -> dict:
     """`.cfnlintrc.yaml`, the one place cfn-lint's regions, extra rule sets and ignored rules (each with its reason)
-are set."""
+    are set."""
     import yaml
 
     return yaml.safe_load(constants.CFN_LINT_CONFIG.read_text(encoding="utf-8"))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import os
 import re
 import sys
 import tokenize
@@ -108,6 +109,7 @@ class Repository:
         self._names: dict[Path, set[str]] = {}
         self.defined = set().union(*(self.names_in(file) for file in self.python_files))
         self.make_targets = _make_targets(root / "Makefile")
+        self.file_names = _file_names(root)
         self.code_words = set().union(*(_code_words(file) for file in self.python_files))
         self.key_prefixes = {word for word in self.code_words if word.endswith("#")}
 
@@ -164,6 +166,15 @@ def _python_files(root: Path) -> Iterator[Path]:
         for file in (root / directory).rglob("*.py"):
             if not SKIPPED_DIRS.intersection(file.relative_to(root).parts):
                 yield file
+
+
+def _file_names(root: Path) -> set[str]:
+    """The name of every file of ours, at any depth (a bare `demo.sh` or `results.md` may sit anywhere)."""
+    names: set[str] = set()
+    for _folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name not in SKIPPED_DIRS and name not in GENERATED]
+        names.update(files)
+    return names
 
 
 def _code_words(file: Path) -> set[str]:
@@ -251,12 +262,8 @@ def check_name(span: str, repo: Repository, *, markdown: bool = False) -> str | 
         return f"`{span}`: no such path" if looks_like_path and PATH_LIKE.match(span) else None
     if BARE_NAME.match(span) and not markdown:
         return None if span in repo.code_words else f"`{span}`: no such name in the code"
-    if span.endswith((".py", ".md")) and re.fullmatch(r"[A-Za-z0-9_.\-]+", span):
-        return (
-            None
-            if repo.path_exists(span) or span.removesuffix(".py") in repo.by_file_name
-            else (f"`{span}`: no such file")
-        )
+    if FILE_EXTENSION.search(span) and re.fullmatch(r"[A-Za-z0-9_.\-]+", span):
+        return None if span in repo.file_names else f"`{span}`: no such file"
     if DOTTED.match(span) and span.split(".")[0] in repo.top_level | set(repo.by_file_name):
         found = repo.module_attribute_exists(span)
         return None if found is not False else f"`{span}`: no such module or attribute"

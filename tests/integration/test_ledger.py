@@ -234,7 +234,7 @@ def test_someone_elses_ledger_answers_like_a_missing_one(api, raw_client, uid):
     assert [(r.status, r.code) for r in replies] == [(404, "ledger_not_found")] * 4
     snapshot = assert_ledger_invariants(raw_client, account_id)
     assert (snapshot.cleared, snapshot.version) == (1_000, 1)
-    # An admin may read any account, not its ledger (contract section 2; docs/api.md).
+    # An admin may read any account, not its ledger (docs/api.md).
     admin = api.get(f"/accounts/{account_id}/ledger", sub=f"admin-{uid}", groups=["admin"])
     assert (admin.status, admin.code) == (404, "ledger_not_found")
 

@@ -1,6 +1,6 @@
 """Orders on DynamoDB Local through the real handlers: versions, ETag / If-Match, payment.
 
-Accounts and ledger balances are seeded straight into the table (contract section 4 formats),
+Accounts and ledger balances are seeded straight into the table (docs/data-model.md formats),
 so these tests do not depend on the account and ledger routes.
 """
 
@@ -107,7 +107,7 @@ def test_get_answers_the_order_with_its_etag_to_its_owner_only(api, raw_client, 
     assert theirs.code == "order_not_found"
     assert api.get(f"/orders/absent-{uid}", sub="alice").code == "order_not_found"
 
-    # Admins may read any account (contract section 2), not other callers' orders.
+    # Admins may read any account (docs/api.md), not other callers' orders.
     admin = api.get(order_path(order), sub="root", groups=["admin"])
     assert (admin.status, admin.code) == (404, "order_not_found")
 

@@ -128,7 +128,7 @@ def test_a_client_chosen_order_id_taken_by_someone_else_is_free_to_you(api, raw_
         created = api.post("/orders", body, sub=world["b"])
         assert (created.status, created.header("ETag"), created.json["orderId"]) == (201, '"0"', order_id)
         assert api.get(f"/orders/{order_id}", sub=world["b"]).json["accountId"] == world["bAccountId"]
-        # The caller's own duplicate keeps the contract's 409.
+        # The caller's own duplicate keeps its documented 409.
         again = api.post("/orders", body, sub=world["b"])
         assert (again.status, again.code) == (409, "already_exists")
 

@@ -34,7 +34,7 @@ from ddbguard.store.schema import CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PA
 from ddbguard.store.shapes import Action, Item
 from ddbguard.store.writes import ConditionFailed, TransactionCancelled
 
-# Request field -> lock kind (contract section 4: UNIQ#EMAIL#..., UNIQ#HANDLE#...).
+# Request field -> lock kind (docs/data-model.md: UNIQ#EMAIL#..., UNIQ#HANDLE#...).
 UNIQUE_FIELDS = {"email": "EMAIL", "username": "HANDLE"}
 
 
