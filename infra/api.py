@@ -37,14 +37,8 @@ def cors_allowed_origins(scope: Construct) -> list[str]:
 
 def method_not_allowed_body() -> str:
     """The 405 problem the ANY mock of each resource answers (velocity template: the request's method and path)."""
-    return json.dumps(
-        {
-            "type": "about:blank",
-            "title": "Method Not Allowed",
-            "status": 405,
-            "detail": "$context.httpMethod is not allowed on $context.resourcePath.",
-            "code": "method_not_allowed",
-        }
+    return gateway_problem_body(
+        405, "method_not_allowed", "$context.httpMethod is not allowed on $context.resourcePath."
     )
 
 

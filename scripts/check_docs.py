@@ -110,7 +110,8 @@ class Repository:
         self.defined = set().union(*(self.names_in(file) for file in self.python_files))
         self.make_targets = _make_targets(root / "Makefile")
         self.file_names = _file_names(root)
-        self.code_words = set().union(*(_code_words(file) for file in self.python_files))
+        self.passages = {file: list(python_passages(file)) for file in self.python_files}
+        self.code_words = set().union(*(_code_words(file, self.passages[file]) for file in self.python_files))
         self.key_prefixes = {word for word in self.code_words if word.endswith("#")}
 
     def names_in(self, file: Path) -> set[str]:
@@ -177,10 +178,10 @@ def _file_names(root: Path) -> set[str]:
     return names
 
 
-def _code_words(file: Path) -> set[str]:
+def _code_words(file: Path, passages: list[Passage]) -> set[str]:
     """Every identifier in the code of `file`, and every word inside its string literals, docstrings excepted."""
     source = file.read_text(encoding="utf-8")
-    docstrings = {(p.line, 0) for p in python_passages(file) if not p.text.startswith("#")}
+    docstrings = {(p.line, 0) for p in passages if not p.text.startswith("#")}
     words: set[str] = set()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.NAME:
@@ -279,7 +280,7 @@ def _is_example_url(url: str) -> bool:
 
 def check_repository(root: Path = ROOT) -> list[Finding]:
     repo = Repository(root)
-    passages = [*markdown_passages(root), *(p for file in repo.python_files for p in python_passages(file))]
+    passages = [*markdown_passages(root), *(p for file in repo.python_files for p in repo.passages[file])]
     return [
         Finding(finding.path.relative_to(root), finding.line, finding.message)
         for passage in passages
