@@ -19,6 +19,7 @@ def test_root_points_to_the_docs() -> None:
 
 def test_a_missing_asset_is_a_problem_like_every_other() -> None:
     status, headers, body = docs_ui._problem(404, "not_found", "gone")
+    assert status == 404
     assert headers["Content-Type"] == "application/problem+json"
     assert json.loads(body) == problem_document(404, "not_found", "gone")
     assert json.loads(body)["type"] == "/problems/not-found"
