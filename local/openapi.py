@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import local  # noqa: F401 - functions/ and the layer on sys.path
+from local.openapi_titles import make_titles_readable
 from local.paths import ROOT
 
 OPENAPI_PATH = ROOT / "docs" / "openapi.json"
@@ -378,6 +379,7 @@ def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any)
     )
     components.update(problem_schemas["$defs"])
     document["components"]["schemas"] = dict(sorted(components.items()))
+    make_titles_readable(document)
     return document
 
 
