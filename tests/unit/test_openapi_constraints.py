@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ddbguard.domain.normalize import email_problem, unique_form, username_problem
 from ddbguard.limits import CURSOR_MAX_CHARS, EMAIL_MAX_BYTES, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS
@@ -21,7 +21,7 @@ from local.openapi_titles import generated_title, readable_title
 
 DOCUMENT = json.loads(OPENAPI_PATH.read_text())
 COMPONENTS = DOCUMENT["components"]["schemas"]
-REQUEST_MODELS = {
+REQUEST_MODELS: dict[str, type[BaseModel]] = {
     "CreateAccount": models.CreateAccount,
     "UpdateAccount": models.UpdateAccount,
     "Amount": models.Amount,
