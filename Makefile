@@ -175,9 +175,10 @@ events: install
 openapi: install
 	$(PY) -m local.openapi
 
-# Schemathesis with many more examples per route than make test runs.
+# Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install
-	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) $(PY) -m pytest tests/api/test_schemathesis.py -q
+	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES=$(or $(EXAMPLES),100) \
+		$(PY) -m pytest tests/api/test_schemathesis.py tests/api/test_schemathesis_cli.py -q
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py))) \

@@ -26,12 +26,6 @@ EMAIL_MIN_CHARS: Final = 3
 USERNAME_MIN_CHARS: Final = 3
 USERNAME_MAX_CHARS: Final = 30  # the pattern is ASCII, so characters and bytes agree
 USERNAME_PATTERN: Final = re.compile(rf"[A-Za-z0-9_.-]{{{USERNAME_MIN_CHARS},{USERNAME_MAX_CHARS}}}")
-# An email's shape for the API description (JSON Schema, ECMA-262 regex): one @, text on both sides, no white
-# space, no control or invisible format characters (FORBIDDEN_CHARACTER_CATEGORIES, spelled as ranges).
-_NOT_IN_EMAIL: Final = (
-    r"@\s\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-)
-EMAIL_SCHEMA_PATTERN: Final = rf"^[^{_NOT_IN_EMAIL}]+@[^{_NOT_IN_EMAIL}]+$"
 # Raw input may carry surrounding spaces that normalising trims; bounded so a body cannot be all username.
 UNIQUE_VALUE_RAW_MAX_CHARS: Final = EMAIL_MAX_BYTES
 DISPLAY_NAME_MAX_CHARS: Final = 100

@@ -15,7 +15,6 @@ from ddbguard.limits import (
     DISPLAY_NAME_MAX_CHARS,
     EMAIL_MAX_BYTES,
     EMAIL_MIN_CHARS,
-    EMAIL_SCHEMA_PATTERN,
     MAX_CENTS,
     MAX_ORDER_LINES,
     MAX_QUANTITY,
@@ -29,6 +28,7 @@ from ddbguard.limits import (
     USERNAME_MIN_CHARS,
     USERNAME_PATTERN,
 )
+from ddbguard_api.schema_patterns import email_pattern, visible_text_pattern, with_pattern
 
 Cents = Annotated[
     StrictInt,
@@ -51,7 +51,7 @@ Email = Annotated[
         max_length=UNIQUE_VALUE_RAW_MAX_CHARS,
         description=f"One @ with text on both sides, no spaces or control characters; at most {EMAIL_MAX_BYTES}"
         " UTF-8 bytes once normalised (NFKC, case-folded, trimmed).",
-        json_schema_extra={"pattern": EMAIL_SCHEMA_PATTERN, "maxLength": EMAIL_MAX_BYTES},
+        json_schema_extra=with_pattern(email_pattern, maxLength=EMAIL_MAX_BYTES),
     ),
 ]
 Username = Annotated[
@@ -68,7 +68,15 @@ Username = Annotated[
         },
     ),
 ]
-DisplayName = Annotated[StrictStr, Field(min_length=1, max_length=DISPLAY_NAME_MAX_CHARS)]
+DisplayName = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=DISPLAY_NAME_MAX_CHARS,
+        description="Shown as written (NFC), trimmed; never blank, no control or invisible characters.",
+        json_schema_extra=with_pattern(visible_text_pattern),
+    ),
+]
 Cursor = Annotated[
     StrictStr,
     Field(
@@ -95,7 +103,16 @@ class CreateAccount(StrictModel):
 
 
 class UpdateAccount(StrictModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [{"displayName": "Countess of Lovelace"}]})
+    # "At least one of them, as a string" (the validator below), said in the schema too.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"displayName": "Countess of Lovelace"}],
+            "anyOf": [
+                {"required": [name], "properties": {name: {"type": "string"}}}
+                for name in ("email", "username", "displayName")
+            ],
+        }
+    )
 
     email: Email | None = None
     username: Username | None = None
