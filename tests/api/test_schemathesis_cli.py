@@ -1,7 +1,7 @@
 """schemathesis as its CLI runs it, every check on (`--checks all`) and every phase, the stateful one included,
 against the local server; the inherent answers it must accept are declared, with reasons, in schemathesis.toml.
 
-A few examples per operation in `make test` (DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES, default 5); `make fuzz` runs many.
+A few examples per operation in `make test` (DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES, default 3); `make fuzz` runs many.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from local.openapi import OPENAPI_PATH
 from local.paths import ROOT
 from local.tokens import make_token
 
-EXAMPLES = int(os.environ.get("DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES", "5"))
+EXAMPLES = int(os.environ.get("DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES", "3"))
 
 
 def test_every_check_and_phase_passes(local_server: str) -> None:
