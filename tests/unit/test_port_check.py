@@ -57,3 +57,25 @@ def test_our_own_running_service_is_already_running_not_port_taken(listening: in
     problem = port_problem(api_port, listening)
     assert problem is not None and "is already running" in problem and "taken by another program" not in problem
     assert f"pid {os.getpid()}" in problem and "DDB_DATA_DIR=memory" in problem
+
+
+def test_make_run_with_a_taken_port_starts_nothing(listening: int, tmp_path: Path) -> None:
+    """Before DynamoDB Local, the table or the seed: one line naming the variable, exit status 1."""
+    import subprocess
+    import sys
+
+    from local.paths import ROOT
+
+    env = {
+        **os.environ,
+        "PORT": str(listening),
+        "DYNAMODB_PORT": str(free_port()),
+        "DDB_DATA_DIR": str(tmp_path / "data"),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 1
+    assert "set PORT to a free port" in completed.stderr
+    assert "starting DynamoDB Local" not in completed.stdout and "Errno" not in completed.stderr
+    assert not (tmp_path / "data").exists()
