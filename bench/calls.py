@@ -89,7 +89,7 @@ class DdbguardRoutes:
         api, m = self.api, self.measure
         # sign-up: account + two locks (+ the key's marker) in one transaction
         tag, k = _tag(), _key()
-        body = {"email": f"{tag}@bench.example", "username": f"b{tag}"}
+        body: dict[str, Any] = {"email": f"{tag}@bench.example", "username": f"b{tag}"}
         m(
             "sign-up",
             "success: 1 transaction (account, 2 locks, key marker)",
@@ -130,7 +130,7 @@ class DdbguardRoutes:
         for route, name in (("deposits", "deposit"), ("withdrawals", "withdrawal"), ("holds", "hold")):
             account, k = self.funded(1_000), _key()
             path = f"/accounts/{account}/ledger/{route}"
-            send = lambda path=path, k=k: api.post(path, {"amountCents": 100}, sub="bench", idempotency_key=k)  # noqa: E731
+            send = lambda path=path, k=k: api.post(path, {"amountCents": 100}, sub="bench", idempotency_key=k)  # type: ignore[misc]  # noqa: E731
             m(name, "success: 1 transaction + 1 GetItem of the exact availableCentsAfter", send, 2)
             self.settle()
             m(name, "replay (after settlement): the transaction finds its marker", send, 1)
@@ -138,7 +138,7 @@ class DdbguardRoutes:
                 m(
                     name,
                     "refusal: insufficient funds, the transaction cancelled",
-                    lambda path=path: api.post(path, {"amountCents": 10**9}, sub="bench", idempotency_key=_key()),
+                    lambda path=path: api.post(path, {"amountCents": 10**9}, sub="bench", idempotency_key=_key()),  # type: ignore[misc]
                     1,
                 )
         for settle in ("capture", "release"):
@@ -148,14 +148,14 @@ class DdbguardRoutes:
             ).json
             self.settle()
             path, k = f"/accounts/{account}/ledger/holds/{hold['holdId']}/{settle}", _key()
-            send = lambda path=path, k=k: api.post(path, sub="bench", idempotency_key=k)  # noqa: E731
+            send = lambda path=path, k=k: api.post(path, sub="bench", idempotency_key=k)  # type: ignore[misc]  # noqa: E731
             m(f"{settle} hold", "success: BatchGet (hold + marker), transaction, GetItem", send, 3)
             self.settle()
             m(f"{settle} hold", "replay: the BatchGet finds the marker", send, 2)
             m(
                 f"{settle} hold",
                 "refusal: already settled (BatchGet, cancelled transaction)",
-                lambda path=path: api.post(path, sub="bench", idempotency_key=_key()),
+                lambda path=path: api.post(path, sub="bench", idempotency_key=_key()),  # type: ignore[misc]
                 2,
             )
         source, target = self.funded(1_000), self.funded(0)

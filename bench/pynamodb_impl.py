@@ -28,7 +28,7 @@ class PynamoService:
         meta = _meta(table, endpoint)
 
         class Item(Model):  # the table's key; each kind below adds its attributes
-            Meta = meta
+            Meta = meta  # type: ignore[assignment]  # pynamodb types Meta as its protocol, not a class
             pk = UnicodeAttribute(hash_key=True, attr_name="PK")
             sk = UnicodeAttribute(range_key=True, attr_name="SK")
 

@@ -65,7 +65,7 @@ def in_threads(count: int, request: Callable[[int], Any]) -> list[Any]:
 
 
 def _scan(client: Any, table: str) -> list[dict[str, Any]]:
-    items, start = [], {}
+    items, start = list[dict[str, Any]](), dict[str, Any]()
     while True:
         page = client.scan(TableName=table, ConsistentRead=True, **start)
         items += page["Items"]
@@ -143,7 +143,7 @@ def ddbguard_races(api: ApiClient, raw: Any, table: str, signups: int, withdrawa
     )
     told = answers.count(201)
     report = audit_locks()
-    broken = [f for f in report.findings if f.kind != "missing_value"]
+    broken = [f for f in report.findings if f.problem != "missing_value"]
     holders = sum(1 for i in _scan(raw, table) if i["SK"]["S"] == "PROFILE" and i.get("email", {}).get("S") == email)
     measured = (
         f"{holders} accounts hold the email; lock audit: {len(broken)} findings (orphan / missing / held by other)"

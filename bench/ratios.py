@@ -88,7 +88,7 @@ def replay(client: Any, calls: list[tuple[str, dict[str, Any]]], table: str) -> 
 
 def copy_table(client: Any, source: str, target: str) -> int:
     """Every item of `source` into `target` (Scan + BatchWriteItem)."""
-    count, start = 0, {}
+    count, start = 0, dict[str, Any]()
     while True:
         page = client.scan(TableName=source, ConsistentRead=True, **start)
         for i in range(0, len(page["Items"]), 25):

@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_apigateway as apigw
@@ -74,14 +75,8 @@ class Throttle:
 
 def method_not_allowed_body() -> str:
     """The 405 problem the ANY mock of each resource answers (velocity template: the request's method and path)."""
-    return json.dumps(
-        {
-            "type": "about:blank",
-            "title": "Method Not Allowed",
-            "status": 405,
-            "detail": "$context.httpMethod is not allowed on $context.resourcePath.",
-            "code": "method_not_allowed",
-        }
+    return gateway_problem_body(
+        405, "method_not_allowed", "$context.httpMethod is not allowed on $context.resourcePath."
     )
 
 
@@ -316,7 +311,7 @@ class Api(Construct):
             identity_source=apigw.IdentitySource.header("Authorization"),
         )
         # Path parameters are checked at the edge. Bodies and headers are not: the handlers validate them strictly
-        # and answer with the contract's statuses (422 with field errors, 428 for a missing If-Match, 400
+        # and answer with the API's documented statuses (422 with field errors, 428 for a missing If-Match, 400
         # idempotency_key_required, ...), which API Gateway's validator cannot reproduce.
         self.parameter_validator = self.rest_api.add_request_validator(
             "PathParameterValidator",
@@ -349,7 +344,7 @@ class Api(Construct):
             )
 
         # Each acknowledgement sits on the one resource its finding is about, so the same finding anywhere else fails.
-        Validations.of(self.rest_api.node.default_child).acknowledge(
+        Validations.of(cast(apigw.CfnRestApi, self.rest_api.node.default_child)).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-APIG2",
                 reason="Request validation is partial by design: path parameters are validated by API Gateway, "

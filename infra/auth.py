@@ -1,4 +1,4 @@
-"""Cognito user pool whose ID tokens the API's authorizer checks (contract section 2)."""
+"""Cognito user pool whose ID tokens the API's authorizer checks (docs/api.md, "Caller identity and ownership")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Names, construct ids and tunables of the ddbguard stack, in one place.
 
 Nothing here imports the runtime code: the key names are repeated on purpose and a test checks
-that they still equal `functions/layer/python/ddbguard/schema.py`.
+that they still equal `functions/layer/python/ddbguard/store/schema.py`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ SERVICE_NAME = "ddbguard"
 METRICS_NAMESPACE = "ddbguard"
 LOG_LEVEL = "INFO"
 
-# Table key schema (contract section 4) and the TTL attribute Powertools idempotency records expire through.
+# Table key schema (docs/data-model.md) and the TTL attribute request markers (idempotency records) expire through.
 PARTITION_KEY = "PK"
 SORT_KEY = "SK"
 TTL_ATTRIBUTE = "expiration"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_dynamodb as dynamodb
@@ -159,12 +160,12 @@ class Functions(Construct):
             statements=[
                 iam.PolicyStatement(
                     actions=["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"],
-                    resources=[table.table_stream_arn],
+                    resources=[cast(str, table.table_stream_arn)],
                 ),
                 iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]),
             ],
         )
-        stream_policy.attach_to_role(self.settlement_function.role)
+        stream_policy.attach_to_role(cast(iam.IRole, self.settlement_function.role))
         Validations.of(stream_policy).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",

@@ -12,6 +12,7 @@ transaction conflicts), which go through its generic `monitor_custom`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cdk_monitoring_constructs as mc
 import jsii
@@ -274,7 +275,7 @@ class Monitoring(Construct):
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
         duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
         # A scheduled function runs once a day: one datapoint is all there is, so 1 of 1 instead of N of M.
-        once = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
+        once: dict[str, Any] = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
         # A function with reserved concurrency cannot exceed it: running out shows as throttles, which alarm. The
         # others get a concurrency warning below what the stage throttle lets them reach.
         concurrency: dict[str, object] = {}

@@ -44,7 +44,8 @@ def open_count(cdk_out: Path) -> int:
 
 
 def cfn_lint_settings() -> dict:
-    """`.cfnlintrc.yaml`, the one place cfn-lint's regions and ignored rules (each with its reason) are set."""
+    """`.cfnlintrc.yaml`, the one place cfn-lint's regions, extra rule sets and ignored rules (each with its reason)
+    are set."""
     import yaml
 
     return yaml.safe_load(constants.CFN_LINT_CONFIG.read_text(encoding="utf-8"))
@@ -54,7 +55,11 @@ def cfn_lint_findings(template: Path) -> list[str]:
     from cfnlint.api import ManualArgs, lint_file
 
     settings = cfn_lint_settings()
-    config = ManualArgs(regions=settings["regions"], ignore_checks=settings["ignore_checks"])
+    config = ManualArgs(
+        regions=settings["regions"],
+        ignore_checks=settings["ignore_checks"],
+        append_rules=settings.get("append_rules", []),
+    )
     return [str(match) for match in lint_file(template, config=config)]
 
 

@@ -1,4 +1,4 @@
-"""The single DynamoDB table every item kind lives in (contract section 4)."""
+"""The single DynamoDB table every item kind lives in (docs/data-model.md)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import json
 import threading
 from typing import Any
 
+from ddbguard_api.problems import problem_document
 from local.paths import ROOT
 
 SWAGGER_UI_DIR = ROOT / "node_modules" / "swagger-ui-dist"
@@ -20,7 +21,9 @@ ASSETS = {
     "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
     "favicon-32x32.png": "image/png",
 }
-DOCS_PATHS = {"/openapi.json", "/docs", "/docs/"} | {f"/docs/{name}" for name in ASSETS}
+DOCS_PATHS = {"/", "/openapi.json", "/docs", "/docs/"} | {f"/docs/{name}" for name in ASSETS}
+# `GET /` has no route of its own: it sends a browser to the Swagger UI and tells curl where things are.
+ROOT_POINTERS = {"docs": "/docs", "openapi": "/openapi.json", "health": "/health"}
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -61,7 +64,7 @@ def openapi_json() -> bytes:
 
 
 def _problem(status: int, code: str, detail: str) -> tuple[int, dict[str, Any], bytes]:
-    body = {"type": "about:blank", "title": "Not Found", "status": status, "detail": detail, "code": code}
+    body = problem_document(status, code, detail)
     return status, {"Content-Type": "application/problem+json"}, json.dumps(body).encode()
 
 
@@ -69,6 +72,9 @@ def serve(method: str, path: str) -> tuple[int, dict[str, Any], bytes] | None:
     """The answer for a docs path, or None when `path` is not one of ours."""
     if method not in ("GET", "HEAD") or path not in DOCS_PATHS:
         return None
+    if path == "/":
+        headers = {"Content-Type": "application/json", "Location": ROOT_POINTERS["docs"]}
+        return 302, headers, json.dumps(ROOT_POINTERS).encode()
     if path == "/openapi.json":
         return 200, {"Content-Type": "application/json"}, openapi_json()
     if path in ("/docs", "/docs/"):

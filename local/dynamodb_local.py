@@ -179,5 +179,5 @@ class DynamoDBLocal:
     def __enter__(self) -> DynamoDBLocal:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -104,10 +104,10 @@ def with_caller(event: dict[str, Any], route: routes.Route, sub: str | None, gro
     context = event.setdefault("requestContext", {})
     authorizer = context.get("authorizer") or {}
     if sub:
-        claims = {"sub": sub, "token_use": "id"}
+        given = {"sub": sub, "token_use": "id"}
         if groups:
-            claims["cognito:groups"] = groups
-        context["authorizer"] = {**authorizer, "claims": claims}
+            given["cognito:groups"] = groups
+        context["authorizer"] = {**authorizer, "claims": given}
         return event
     if (authorizer.get("claims") or {}).get("sub"):
         return event

@@ -24,9 +24,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import local  # noqa: F401 - functions/ and the layer on sys.path
+from local.openapi_titles import make_titles_readable
 from local.paths import ROOT
 
 OPENAPI_PATH = ROOT / "docs" / "openapi.json"
@@ -246,7 +247,7 @@ def _handler_modules() -> None:
 
 def build_document() -> dict[str, Any]:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver
-    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Server
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Server, ServerVariable
 
     import routes
     from ddbguard_api import schemas
@@ -275,7 +276,7 @@ def build_document() -> dict[str, Any]:
             method=route.method,
             summary=summary,
             description=description or None,
-            responses=responses,
+            responses=cast(Any, responses),  # plain dicts: Powertools accepts them as its TypedDicts
             tags=[route.handler.split(".")[0]],
             operation_id=route.operation,
         )(operation)
@@ -294,7 +295,10 @@ def build_document() -> dict[str, Any]:
                 Server(
                     url="https://{apiId}.execute-api.{region}.amazonaws.com/v1",
                     description="cdk deploy",
-                    variables={"apiId": {"default": "abcdef1234"}, "region": {"default": "us-east-1"}},
+                    variables={
+                        "apiId": ServerVariable(default="abcdef1234"),
+                        "region": ServerVariable(default="us-east-1"),
+                    },
                 ),
             ],
             security_schemes={
@@ -335,6 +339,7 @@ def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any)
     )
     components.update(problem_schemas["$defs"])
     document["components"]["schemas"] = dict(sorted(components.items()))
+    make_titles_readable(document)
     return document
 
 

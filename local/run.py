@@ -13,6 +13,7 @@ import threading
 from ddbguard_api.cors import allowed_origins
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.paths import ROOT
+from local.port_check import port_problem
 from local.runtime_env import configure
 from local.seed import report, seed_demo_world
 from local.server import LocalApiServer
@@ -27,6 +28,10 @@ def main() -> int:
     ddb_port = int(os.environ.get("DYNAMODB_PORT", "8000"))
     table = os.environ.get("TABLE_NAME", "ddbguard")
     data_dir = os.environ.get("DDB_DATA_DIR", ".local/dynamodb")
+    problem = port_problem(port, ddb_port)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 1
     log_dir = ROOT / ".local"
     log_dir.mkdir(exist_ok=True)
     database = DynamoDBLocal(

@@ -226,4 +226,4 @@ class LocalApiServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"

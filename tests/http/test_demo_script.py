@@ -31,3 +31,17 @@ def test_demo_script_asks_for_a_token():
         env={"PATH": "/usr/bin:/bin"},
     )
     assert completed.returncode == 2 and "make -s token" in completed.stderr
+
+
+def test_demo_script_with_no_server_says_to_start_make_run():
+    from local.dynamodb_local import free_port
+
+    completed = subprocess.run(
+        ["bash", str(ROOT / "demo.sh"), f"http://127.0.0.1:{free_port()}", "some-token"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 2 and "make run" in completed.stderr, completed.stderr
+    assert "curl: (7)" not in completed.stderr

@@ -77,3 +77,9 @@ def test_openapi_json_and_docs_are_served_without_a_token(local_server):
         assert status == 200 and len(data) > 10_000
     assert _call(f"{local_server}/docs/../package.json")[0] == 404
     assert _call(f"{local_server}/docs/index.html")[0] == 404
+
+
+def test_root_sends_a_browser_to_the_docs(local_server):
+    status, headers, page = _call(f"{local_server}/")  # urllib follows the redirect, as a browser does
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert b"swagger-ui" in page

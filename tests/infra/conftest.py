@@ -36,7 +36,7 @@ class Synth:
     json: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.json = self.template.to_json()
+        self.json = dict(self.template.to_json())
 
     @property
     def resources(self) -> dict[str, dict[str, Any]]:

@@ -63,7 +63,7 @@ class Normaliser:
     def __call__(self, node: Any) -> Any:
         if isinstance(node, dict):
             if set(node) == {"Ref"}:
-                return "${" + self.paths.get(node["Ref"], node["Ref"]) + "}"
+                return "${" + str(self.paths.get(node["Ref"], node["Ref"])) + "}"
             if set(node) == {"Fn::GetAtt"}:
                 target, attribute = node["Fn::GetAtt"]
                 return "${" + self.paths.get(target, target) + "." + attribute + "}"
@@ -235,7 +235,7 @@ def current_shape() -> dict[str, Any]:
     from infra.stack import build_app
 
     _app, stack = build_app()
-    return security_shape(Template.from_stack(stack).to_json(), stack)
+    return security_shape(dict(Template.from_stack(stack).to_json()), stack)
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ def test_wrong_method_on_a_known_path_is_405_with_allow(synth: Synth, path: str)
     assert response["ResponseParameters"]["method.response.header.Allow"] == f"'{allowed}'"
     body = json.loads(response["ResponseTemplates"]["application/json"])
     assert (body["status"], body["code"]) == (405, "method_not_allowed")
+    assert body == problem_document(405, "method_not_allowed", body["detail"])  # the handlers' `type` URIs too
     from local.server import allow_header, find_route
 
     assert allow_header(find_route("PUT", path.replace("{", "x").replace("}", ""))[2]) == allowed

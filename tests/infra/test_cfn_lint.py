@@ -32,3 +32,19 @@ def test_cfn_lint_passes(which: str, request: pytest.FixtureRequest, tmp_path: P
     path = tmp_path / "DdbguardStack.template.json"
     path.write_text(json.dumps(synth.json, indent=1), encoding="utf-8")
     assert cfn_lint_findings(path) == []
+
+
+def test_the_serverless_rules_are_on(tmp_path: Path) -> None:
+    """A function with no tracing is a finding of cfn-lint-serverless (WS1000), not of cfn-lint's own rules."""
+    function = {
+        "Type": "AWS::Lambda::Function",
+        "Properties": {
+            "Code": {"ZipFile": "def handler(event, context): pass"},
+            "Handler": "index.handler",
+            "Role": "arn:aws:iam::123456789012:role/planted",
+            "Runtime": "python3.13",
+        },
+    }
+    path = tmp_path / "planted.template.json"
+    path.write_text(json.dumps({"Resources": {"Planted": function}}), encoding="utf-8")
+    assert any("WS1000" in finding for finding in cfn_lint_findings(path))

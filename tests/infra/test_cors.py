@@ -21,7 +21,7 @@ ORIGINS = ["https://app.example.com", "https://admin.example.com"]
 @pytest.fixture(scope="module")
 def cors_template() -> dict:
     _app, stack = build_app(context={infra_api.CORS_CONTEXT_KEY: ",".join(ORIGINS)})
-    return Template.from_stack(stack).to_json()  # cdk-nag runs here: the preflight mocks are acknowledged
+    return dict(Template.from_stack(stack).to_json())  # cdk-nag runs here: the preflight mocks are acknowledged
 
 
 def _methods(resources: dict, http_method: str) -> list[dict]:

@@ -1,4 +1,4 @@
-"""The single table: key schema, billing, PITR, TTL and protection (contract section 4)."""
+"""The single table: key schema, billing, PITR, TTL and protection (docs/data-model.md)."""
 
 from __future__ import annotations
 

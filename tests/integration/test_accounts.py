@@ -273,7 +273,7 @@ def test_delete_takes_the_empty_balance_item_and_keeps_entries(api, raw_client, 
     assert read(raw_client, f"ACCT#{account_id}", "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ") is not None
 
 
-def _hostile_cases(uid: str) -> list[tuple[str, dict | bytes, int, str | None, str | None]]:
+def _hostile_cases(uid: str) -> list[tuple[str, object, int, str | None, str | None]]:
     """(label, body or raw bytes, expected status, email it tried, username it tried)."""
     email, name = f"hostile@{uid}.io", f"hostile_{uid}"
     return [

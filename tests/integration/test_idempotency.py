@@ -1,4 +1,4 @@
-"""Idempotency-Key semantics (contract section 2), on the real handlers and DynamoDB Local."""
+"""Idempotency-Key semantics (docs/api.md), on the real handlers and DynamoDB Local."""
 
 from __future__ import annotations
 

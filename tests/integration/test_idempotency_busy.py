@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from botocore.awsrequest import AWSResponse
+from botocore.awsrequest import AWSResponse, HTTPHeaders
 
 import routes
 from ddbguard.store import transient
@@ -30,7 +30,7 @@ def throttled(client) -> Iterator[list[str]]:
 
     def answer(model, params, **_: object):
         answered.append(model.name)
-        return AWSResponse("https://client.invalid", 400, {}, None), THROTTLED
+        return AWSResponse("https://client.invalid", 400, HTTPHeaders(), None), THROTTLED
 
     client.meta.events.register_first("before-call.dynamodb.*", answer, unique_id="ddbguard-throttle-domain")
     try:

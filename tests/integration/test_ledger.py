@@ -13,7 +13,7 @@ import pytest
 from ddbguard.domain import ledger as ledger_domain
 from ddbguard.errors import AlreadyExists
 from ddbguard.guards.request_identity import RequestIdentity
-from tests.support.call_counter import counting_calls, idempotency_record_call
+from tests.support.call_counter import counting_calls
 from tests.support.faults import dropped_responses, transaction_conflicts
 from tests.support.ledger_invariants import assert_ledger_invariants, balance_of, read_ledger
 from tests.support.ledger_requests import move, new_key, settle
@@ -197,7 +197,7 @@ def test_withdraw_from_a_never_opened_ledger_is_one_call_and_404(api, raw_client
     sub = f"owner-{uid}"
     account_id = seed_account(raw_client, sub)
 
-    with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+    with counting_calls(ddb_client) as calls:
         reply = move(api, account_id, "withdrawals", 100, sub)
 
     assert (reply.status, reply.code) == (404, "ledger_not_found")
@@ -209,7 +209,7 @@ def test_insufficient_funds_is_one_call_and_says_what_is_available(api, raw_clie
     sub = f"owner-{uid}"
     account_id = open_funded_ledger(api, raw_client, sub, deposit=4_999)
 
-    with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+    with counting_calls(ddb_client) as calls:
         reply = move(api, account_id, "withdrawals", 5_000, sub)
 
     assert (reply.status, reply.code) == (409, "insufficient_funds")
@@ -234,7 +234,7 @@ def test_someone_elses_ledger_answers_like_a_missing_one(api, raw_client, uid):
     assert [(r.status, r.code) for r in replies] == [(404, "ledger_not_found")] * 4
     snapshot = assert_ledger_invariants(raw_client, account_id)
     assert (snapshot.cleared, snapshot.version) == (1_000, 1)
-    # An admin may read any account, not its ledger (contract section 2; docs/api.md).
+    # An admin may read any account, not its ledger (docs/api.md).
     admin = api.get(f"/accounts/{account_id}/ledger", sub=f"admin-{uid}", groups=["admin"])
     assert (admin.status, admin.code) == (404, "ledger_not_found")
 

@@ -82,7 +82,7 @@ def _read_balances(raw_client, account_ids: list[str]) -> list[dict]:
             response = raw_client.transact_get_items(TransactItems=items)
         except raw_client.exceptions.TransactionCanceledException:
             continue  # a write in flight on one of the items: read again
-        return [plain(r["Item"]) for r in response["Responses"]]
+        return [plain(r["Item"]) or {} for r in response["Responses"]]
 
 
 def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_client, uid):

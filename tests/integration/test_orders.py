@@ -1,6 +1,6 @@
 """Orders on DynamoDB Local through the real handlers: versions, ETag / If-Match, payment.
 
-Accounts and ledger balances are seeded straight into the table (contract section 4 formats),
+Accounts and ledger balances are seeded straight into the table (docs/data-model.md formats),
 so these tests do not depend on the account and ledger routes.
 """
 
@@ -19,7 +19,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import codec, keys
 from ddbguard.store.client import table_name
 from local.tokens import make_token
-from tests.support.call_counter import counting_calls, idempotency_record_call
+from tests.support.call_counter import counting_calls
 from tests.support.faults import hooked
 from tests.support.ledger_seed import seed_account, seed_balance
 from tests.support.settlement import settle_all
@@ -107,7 +107,7 @@ def test_get_answers_the_order_with_its_etag_to_its_owner_only(api, raw_client, 
     assert theirs.code == "order_not_found"
     assert api.get(f"/orders/absent-{uid}", sub="alice").code == "order_not_found"
 
-    # Admins may read any account (contract section 2), not other callers' orders.
+    # Admins may read any account (docs/api.md), not other callers' orders.
     admin = api.get(order_path(order), sub="root", groups=["admin"])
     assert (admin.status, admin.code) == (404, "order_not_found")
 
@@ -334,7 +334,7 @@ def test_pay_needs_an_idempotency_key(api, raw_client, uid):
 
 
 def _refused_payment(api, ddb_client, order: dict, key: str):
-    with counting_calls(ddb_client, ignore=idempotency_record_call) as calls:
+    with counting_calls(ddb_client) as calls:
         reply = api.post(f"{order_path(order)}/pay", idempotency_key=key)
     return reply, calls
 
@@ -365,7 +365,7 @@ def test_each_pay_refusal_makes_one_write_and_one_read_of_order_and_marker(api, 
 
 def _bump_order_version_before_each_write(ddb_client, raw_client, order_id: str, times: int):
     """A concurrent writer that changes the order (status kept PENDING) just before our write lands."""
-    bumped = []
+    bumped: list[int] = []
 
     def bump(**_: object) -> None:
         if len(bumped) < times:
@@ -387,7 +387,7 @@ def test_pay_rereads_and_retries_when_it_lost_a_version_race(api, raw_client, dd
     bump = _bump_order_version_before_each_write(ddb_client, raw_client, order["orderId"], times=2)
     with (
         hooked(ddb_client, "before-call.dynamodb.TransactWriteItems", bump),
-        counting_calls(ddb_client, ignore=idempotency_record_call) as calls,
+        counting_calls(ddb_client) as calls,
     ):
         reply = api.post(f"{order_path(order)}/pay", idempotency_key=f"pay-{uid}")
 

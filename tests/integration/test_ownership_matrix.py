@@ -31,7 +31,7 @@ def _items_of(raw_client, needles: list[str]) -> dict[tuple[str, str], dict[str,
         for item in page.get("Items", []):
             text = json.dumps(item, sort_keys=True)
             if any(needle in text for needle in needles):
-                found[(item["PK"]["S"], item["SK"]["S"])] = codec.from_item(item)
+                found[(item["PK"]["S"], item["SK"]["S"])] = codec.from_item(item) or {}
         if "LastEvaluatedKey" not in page:
             return found
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -147,7 +147,7 @@ def test_a_client_chosen_order_id_taken_by_someone_else_is_free_to_you(api, raw_
         created = api.post("/orders", body, sub=world["b"])
         assert (created.status, created.header("ETag"), created.json["orderId"]) == (201, '"0"', order_id)
         assert api.get(f"/orders/{order_id}", sub=world["b"]).json["accountId"] == world["bAccountId"]
-        # The caller's own duplicate keeps the contract's 409.
+        # The caller's own duplicate keeps its documented 409.
         again = api.post("/orders", body, sub=world["b"])
         assert (again.status, again.code) == (409, "already_exists")
 

@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
-# (operation name, the request's JSON parameters) -> True when the call should not be counted
-CallFilter = Callable[[str, dict[str, Any]], bool]
-
-
-def idempotency_record_call(operation: str, params: dict[str, Any]) -> bool:
-    """A call of the Powertools idempotency layer (its records live under `IDEMPOTENCY#...` keys)."""
-    key = params.get("Key") or params.get("Item") or {}
-    partition = (key.get("PK") or {}).get("S", "")
-    return partition.startswith("IDEMPOTENCY#")
+# Every call counts, the idempotency layer's too: its records are written by the writes themselves, so it makes
+# no call of its own to leave out.
 
 
 class CallCounter:
-    def __init__(self, ignore: CallFilter | None = None) -> None:
+    def __init__(self) -> None:
         self.calls: list[str] = []
         self._lock = threading.Lock()
-        self._ignore = ignore
 
-    def _record(self, model, params: dict[str, Any] | None = None, **_: object) -> None:
-        if self._ignore is not None and self._ignore(model.name, _request_parameters(params)):
-            return
+    def _record(self, model, **_: object) -> None:
         with self._lock:
             self.calls.append(model.name)
 
@@ -35,21 +23,10 @@ class CallCounter:
         return len(self.calls) if operation is None else self.calls.count(operation)
 
 
-def _request_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
-    # before-call sees the serialised request; DynamoDB's protocol is JSON.
-    body = (params or {}).get("body") or b"{}"
-    try:
-        decoded = json.loads(body)
-    except ValueError:
-        return {}
-    return decoded if isinstance(decoded, dict) else {}
-
-
 @contextmanager
-def counting_calls(client, ignore: CallFilter | None = None) -> Iterator[CallCounter]:
-    """Every call `client` sends while the block runs (retries by botocore count once),
-    except those `ignore` says to leave out (e.g. `idempotency_record_call`)."""
-    counter = CallCounter(ignore)
+def counting_calls(client) -> Iterator[CallCounter]:
+    """Every call `client` sends while the block runs (retries by botocore count once)."""
+    counter = CallCounter()
     events = client.meta.events
     events.register("before-call.dynamodb.*", counter._record, unique_id="ddbguard-call-counter")
     try:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from botocore.awsrequest import AWSResponse
+from botocore.awsrequest import AWSResponse, HTTPHeaders
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 from botocore.httpsession import URLLib3Session
 
@@ -126,7 +126,7 @@ class _RawBody:
 def _error_response(request, status: int, body: dict) -> AWSResponse:
     data = json.dumps(body).encode()
     headers = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "injected-fault"}
-    return AWSResponse(request.url, status, headers, _RawBody(data))
+    return AWSResponse(request.url, status, HTTPHeaders.from_dict(headers), _RawBody(data))
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The one place tests get accounts, balances and funded ledgers from.
 
-- `seed_account`: an account in the contract's format (section 4), written straight into the
+- `seed_account`: an account in its documented format (docs/data-model.md), written straight into the
   table with its two lock items (so the lock audit stays clean); for suites that need an
   account, not the account routes.
 - `seed_balance`: a balance item with any amounts and no entries, written straight into the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -34,12 +35,12 @@ def plain(item: dict[str, Any] | None) -> dict[str, Any] | None:
     return {name: _python(_deserializer.deserialize(value)) for name, value in item.items()}
 
 
-def attribute_values(values: dict[str, Any]) -> dict[str, Any]:
+def attribute_values(values: Mapping[str, Any]) -> dict[str, Any]:
     """Python values (a key, an item) as DynamoDB attribute values."""
     return {name: _serializer.serialize(value) for name, value in values.items()}
 
 
-def raw_item(raw_client, key: dict[str, str], table: str | None = None) -> dict[str, Any] | None:
+def raw_item(raw_client, key: Mapping[str, Any], table: str | None = None) -> dict[str, Any] | None:
     """The stored item at `key` (plain strings, e.g. from `ddbguard.store.keys`), or None."""
     response = raw_client.get_item(TableName=_table(table), Key=attribute_values(key), ConsistentRead=True)
     return plain(response.get("Item"))
@@ -59,7 +60,7 @@ def raw_collection(raw_client, partition: str, sort_prefix: str, table: str | No
         if start:
             request["ExclusiveStartKey"] = start
         response = raw_client.query(**request)
-        items += [plain(item) for item in response["Items"]]
+        items += [item for item in map(plain, response["Items"]) if item is not None]
         start = response.get("LastEvaluatedKey")
         if not start:
             return items

@@ -1,4 +1,4 @@
-"""Every key builder spells the contract's formats (section 4); the others use their own prefixes."""
+"""Every key builder spells the documented formats (docs/data-model.md); the others use their own prefixes."""
 
 from __future__ import annotations
 

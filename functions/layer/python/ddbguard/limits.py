@@ -46,6 +46,8 @@ IDEMPOTENCY_KEY_MAX_CHARS: Final = 255
 PAGE_DEFAULT: Final = 25
 PAGE_MAX: Final = 100
 CURSOR_MAX_CHARS: Final = 1024
+# A cursor is base64url without padding (ddbguard.store.cursors).
+CURSOR_PATTERN: Final = r"^[A-Za-z0-9_-]+$"
 
 # Characters no text field may contain: Cc control, Cf format (zero-width, bidi overrides, BOM),
 # Cs lone surrogates, Zl/Zp line and paragraph separators.

@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_v
 
 from ddbguard.limits import (
     CURSOR_MAX_CHARS,
+    CURSOR_PATTERN,
     DISPLAY_NAME_MAX_CHARS,
+    EMAIL_MAX_BYTES,
     EMAIL_MIN_CHARS,
     MAX_CENTS,
     MAX_ORDER_LINES,
@@ -22,14 +24,68 @@ from ddbguard.limits import (
     RESOURCE_ID_PATTERN,
     SKU_PATTERN,
     UNIQUE_VALUE_RAW_MAX_CHARS,
+    USERNAME_MAX_CHARS,
+    USERNAME_MIN_CHARS,
+    USERNAME_PATTERN,
 )
+from ddbguard_api.schema_patterns import email_pattern, visible_text_pattern, with_pattern
 
-Cents = Annotated[StrictInt, Field(ge=MIN_CENTS, le=MAX_CENTS)]
+Cents = Annotated[
+    StrictInt,
+    Field(
+        ge=MIN_CENTS,
+        le=MAX_CENTS,
+        description="Whole cents, written as a JSON integer: 100.0 or 1e2 are refused even though integral, so a"
+        " client that rounds through binary floats hears it at once instead of at 2^53.",
+    ),
+]
 ResourceId = Annotated[StrictStr, Field(pattern=RESOURCE_ID_PATTERN)]
-# Unique values: only the raw size here; their rules apply to the normalised form (ddbguard.domain.normalize).
-Email = Annotated[StrictStr, Field(min_length=EMAIL_MIN_CHARS, max_length=UNIQUE_VALUE_RAW_MAX_CHARS)]
-Username = Annotated[StrictStr, Field(min_length=1, max_length=UNIQUE_VALUE_RAW_MAX_CHARS)]
-DisplayName = Annotated[StrictStr, Field(min_length=1, max_length=DISPLAY_NAME_MAX_CHARS)]
+# Unique values: the validators check the normalised form (ddbguard.domain.normalize), so the edge bounds only the
+# raw size; the document states the rules of that form (json_schema_extra: the schema only, not the validator),
+# which is what a client should send. Spellings that normalise into it (case, surrounding spaces, fullwidth
+# letters) are accepted as well.
+Email = Annotated[
+    StrictStr,
+    Field(
+        min_length=EMAIL_MIN_CHARS,
+        max_length=UNIQUE_VALUE_RAW_MAX_CHARS,
+        description=f"One @ with text on both sides, no spaces or control characters; at most {EMAIL_MAX_BYTES}"
+        " UTF-8 bytes once normalised (NFKC, case-folded, trimmed).",
+        json_schema_extra=with_pattern(email_pattern, maxLength=EMAIL_MAX_BYTES),
+    ),
+]
+Username = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=UNIQUE_VALUE_RAW_MAX_CHARS,
+        description=f"{USERNAME_MIN_CHARS} to {USERNAME_MAX_CHARS} of A-Z, a-z, 0-9, '_', '.', '-' once normalised"
+        " (NFKC, case-folded, trimmed); compared case-insensitively.",
+        json_schema_extra={
+            "pattern": USERNAME_PATTERN.pattern.join("^$"),
+            "minLength": USERNAME_MIN_CHARS,
+            "maxLength": USERNAME_MAX_CHARS,
+        },
+    ),
+]
+DisplayName = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=DISPLAY_NAME_MAX_CHARS,
+        description="Shown as written (NFC), trimmed; never blank, no control or invisible characters.",
+        json_schema_extra=with_pattern(visible_text_pattern),
+    ),
+]
+Cursor = Annotated[
+    StrictStr,
+    Field(
+        min_length=1,
+        max_length=CURSOR_MAX_CHARS,
+        pattern=CURSOR_PATTERN,
+        description="The `nextCursor` of the previous page, unchanged; any other value is refused (422).",
+    ),
+]
 
 
 class StrictModel(BaseModel):
@@ -37,12 +93,27 @@ class StrictModel(BaseModel):
 
 
 class CreateAccount(StrictModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"email": "ada@lovelace.example", "username": "ada", "displayName": "Ada"}]}
+    )
+
     email: Email
     username: Username
     displayName: DisplayName | None = None
 
 
 class UpdateAccount(StrictModel):
+    # "At least one of them, as a string" (the validator below), said in the schema too.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"displayName": "Countess of Lovelace"}],
+            "anyOf": [
+                {"required": [name], "properties": {name: {"type": "string"}}}
+                for name in ("email", "username", "displayName")
+            ],
+        }
+    )
+
     email: Email | None = None
     username: Username | None = None
     displayName: DisplayName | None = None
@@ -55,10 +126,24 @@ class UpdateAccount(StrictModel):
 
 
 class Amount(StrictModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"amountCents": 2500}]})
+
     amountCents: Cents
 
 
 class Transfer(StrictModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "fromAccountId": "27f60ec3-d89f-5a94-931d-431dbff968a9",
+                    "toAccountId": "62f27671-fcf6-5cef-9378-1b5bce7d1776",
+                    "amountCents": 1000,
+                }
+            ]
+        }
+    )
+
     fromAccountId: ResourceId
     toAccountId: ResourceId
     amountCents: Cents
@@ -71,6 +156,17 @@ class OrderItem(StrictModel):
 
 
 class CreateOrder(StrictModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "accountId": "27f60ec3-d89f-5a94-931d-431dbff968a9",
+                    "items": [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}],
+                }
+            ]
+        }
+    )
+
     accountId: ResourceId
     items: Annotated[list[OrderItem], Field(min_length=1, max_length=MAX_ORDER_LINES)]
     orderId: ResourceId | None = None
@@ -80,14 +176,16 @@ OrderStatus = Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"]
 
 
 class UpdateOrderStatus(StrictModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"status": "CANCELLED"}]})
+
     status: OrderStatus
 
 
 class StatementQuery(StrictModel):
     limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
-    cursor: Annotated[StrictStr, Field(min_length=1, max_length=CURSOR_MAX_CHARS)] | None = None
+    cursor: Cursor | None = None
 
 
 class AccountListQuery(StrictModel):
     limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
-    cursor: Annotated[StrictStr, Field(min_length=1, max_length=CURSOR_MAX_CHARS)] | None = None
+    cursor: Cursor | None = None

@@ -8,9 +8,12 @@ from typing import Any
 
 from ddbguard import errors as domain
 from ddbguard.errors import FieldError
+from ddbguard_api.replies import etag
 
 PROBLEM_JSON = "application/problem+json"
-TYPE_BASE = "https://ddbguard.dev/problems/"
+# Relative URI references (RFC 9457 allows them): identifiers under our own path, never a page on someone
+# else's domain; `code` carries the same name in snake_case.
+TYPE_BASE = "/problems/"
 
 # Exact class -> status; a subclass not listed falls back to its nearest listed base.
 STATUS_BY_ERROR: dict[type[domain.DomainError], int] = {
@@ -83,7 +86,7 @@ def problem(
 def from_domain_error(error: domain.DomainError) -> dict[str, Any]:
     headers = {}
     if isinstance(error, domain.VersionConflict) and isinstance(error.current.get("version"), int):
-        headers["ETag"] = f'"{error.current["version"]}"'
+        headers["ETag"] = etag(error.current["version"])
     return problem(
         status_of(error), error.code, error.detail, field_errors=error.errors, extra=error.extra, headers=headers
     )

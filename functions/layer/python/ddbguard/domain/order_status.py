@@ -1,4 +1,4 @@
-"""An order's life: which status may follow which, as data (contract section 3, orders).
+"""An order's life: which status may follow which, as data (docs/api.md, orders).
 
 PENDING -> PAID -> SHIPPED -> DELIVERED, and PENDING | PAID -> CANCELLED. Nothing leads back
 to PENDING and nothing leaves DELIVERED or CANCELLED, so a "move" to the current status is

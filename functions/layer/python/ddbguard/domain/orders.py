@@ -14,7 +14,7 @@ Decisions:
   the transition table has no self-loops, and a no-op write would still bump the version.
 - Only PENDING or CANCELLED orders may be deleted; a PAID, SHIPPED or DELIVERED order records
   money that moved, so deleting it is 409 invalid_transition (requestedStatus "DELETED").
-- Payment writes a ledger entry of type `withdrawal` (the contract's entry types have no
+- Payment writes a ledger entry of type `withdrawal` (the API's entry types have no
   "payment") whose `orderId` names the order.
 - Payment replay: the transaction is attempted whatever status was read, so a retry of a
   payment that already succeeded hits its own request marker first and answers

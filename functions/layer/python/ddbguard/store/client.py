@@ -10,14 +10,15 @@ import boto3
 from botocore.config import Config
 
 from ddbguard.snapshot_hooks import after_restore
+from ddbguard.store.transient import CLIENT_RETRIES
 
 if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
     from mypy_boto3_dynamodb import DynamoDBClient
 
-# botocore retries throttling and connection errors itself ("standard" mode);
+# botocore retries throttling and connection errors itself (the one policy: ddbguard.store.transient);
 # transaction conflicts are retried by ddbguard.store.writes, which knows the request is safe to repeat.
 _CLIENT_CONFIG = Config(
-    retries={"mode": "standard", "max_attempts": 3},
+    retries=CLIENT_RETRIES,
     connect_timeout=2,
     read_timeout=5,
     max_pool_connections=64,

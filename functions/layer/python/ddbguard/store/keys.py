@@ -1,6 +1,6 @@
 """Key builders: one function per item kind; nothing else in ddbguard spells a key.
 
-Formats are fixed by the contract (section 4); the rest use their own prefixes.
+The public item formats are fixed (docs/data-model.md); the rest use their own prefixes.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def order_key(owner_sub: str, order_id: str) -> Key:
 
 
 def request_marker_key(request_digest: str) -> Key:
-    """A money movement's replay guard; the digest comes from caller + route + idempotency key."""
+    """The request marker of every keyed write (its idempotency record and replay guard); the digest comes from
+    caller + route + idempotency key."""
     return _key(f"{REQUEST_PREFIX}{request_digest}", "MARKER")
 
 

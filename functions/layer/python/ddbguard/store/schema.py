@@ -1,6 +1,7 @@
 """The table's key schema and every attribute name more than one module uses (one place, one spelling).
 
-Key attributes and the TTL attribute are fixed by the contract; the stack uses the same names.
+Key attributes are fixed (docs/data-model.md); the stack (infra/constants.py) repeats these names and a test
+checks they agree.
 """
 
 from typing import Final
@@ -8,7 +9,7 @@ from typing import Final
 PARTITION_KEY: Final = "PK"
 SORT_KEY: Final = "SK"
 KEY_ATTRIBUTES: Final = (PARTITION_KEY, SORT_KEY)
-# Powertools idempotency records expire through this attribute (epoch seconds).
+# Request markers (the idempotency records) expire through this attribute (epoch seconds); money markers carry none.
 TTL_ATTRIBUTE: Final = "expiration"
 
 # On every item ddbguard writes.

@@ -9,7 +9,7 @@ Item = dict[str, Any]
 
 
 class Key(TypedDict):
-    """A primary key: both attributes are strings (contract section 4)."""
+    """A primary key: both attributes are strings (docs/data-model.md)."""
 
     PK: str
     SK: str

@@ -5,9 +5,9 @@
   When botocore gives up, the call raises Busy: a read or a refused write changed nothing; a write
   whose connection failed has an unknown outcome (`outcome_unknown`), which the client settles by
   retrying with its Idempotency-Key.
-- A transaction is also retried by ddbguard (`transaction_attempts`) when its cancellation reasons
-  or its error code are transient (TransactionConflict, throttling): botocore does not retry a
-  cancellation, and a ddbguard transaction is safe to repeat (same request, same token).
+- A transaction is also retried by ddbguard (`TRANSACTION_ATTEMPTS` in all) when its cancellation
+  reasons or its error code are transient (TransactionConflict, throttling): botocore does not retry a
+  cancellation, and repeating one is safe: a cancelled transaction wrote nothing.
 - Everything else is permanent: a cancellation reason that is neither a failed condition nor
   transient (ValidationError: the item would pass 400 KB, ItemCollectionSizeLimitExceeded, ...)
   can never succeed on a retry. It raises PermanentStoreError at once, with a log line and a
@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Final
 
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
@@ -28,8 +29,11 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from ddbguard.errors import Busy
 from ddbguard.observability import MetricName, count, logger
 
+if TYPE_CHECKING:  # the stubs' name for botocore's retries option
+    from botocore.config import _RetryDict
+
 # botocore's own retries of one call (standard mode: throttling, 5xx, connection errors).
-CLIENT_RETRIES = {"mode": "standard", "max_attempts": 3}
+CLIENT_RETRIES: Final[_RetryDict] = {"mode": "standard", "max_attempts": 3}
 # ddbguard's retries of a transaction cancelled for a transient reason.
 TRANSACTION_ATTEMPTS = 6
 BACKOFF_BASE_S = 0.02

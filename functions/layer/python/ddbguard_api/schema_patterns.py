@@ -1,0 +1,59 @@
+"""Patterns for the API description that say exactly what the text validators refuse.
+
+No text field may hold a character of `FORBIDDEN_CHARACTER_CATEGORIES` (control, invisible format, lone
+surrogate, line and paragraph separators). The character class of those is computed from Python's own Unicode
+tables, once, when a schema is generated (never at import: a handler's cold start does not pay for it).
+BMP characters are written as `\\uXXXX` escapes and the rest as themselves, which both Python's `re` and
+ECMA-262 regexes read.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from ddbguard.limits import FORBIDDEN_CHARACTER_CATEGORIES
+
+
+def _escaped(code: int) -> str:
+    return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
+
+
+@lru_cache(maxsize=1)
+def forbidden_characters() -> str:
+    """The inside of a regex character class matching every forbidden character."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(sys.maxunicode + 1):
+        category = unicodedata.category(chr(code))
+        # Lone surrogates (Cs) cannot sit in a UTF-8 document, and regex engines refuse them in a class; the
+        # validators still refuse an escaped one (`"\\ud800"`).
+        if category in FORBIDDEN_CHARACTER_CATEGORIES and category != "Cs":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return "".join(_escaped(a) if a == b else f"{_escaped(a)}-{_escaped(b)}" for a, b in ranges)
+
+
+def email_pattern() -> str:
+    """One @, text on both sides, no white space and no forbidden character."""
+    part = f"[^@\\s{forbidden_characters()}]+"
+    return f"^{part}@{part}$"
+
+
+def visible_text_pattern() -> str:
+    """No forbidden character, and at least one that is not white space (so never blank once trimmed)."""
+    allowed = f"[^{forbidden_characters()}]"
+    return f"^{allowed}*[^\\s{forbidden_characters()}]{allowed}*$"
+
+
+def with_pattern(pattern: Callable[[], str], **extra: Any) -> Callable[[dict[str, Any]], None]:
+    """A pydantic `json_schema_extra` that adds `pattern()` (and `extra`) to the schema only, when it is generated."""
+
+    def add(schema: dict[str, Any]) -> None:
+        schema.update(pattern=pattern(), **extra)
+
+    return add

@@ -1,0 +1,61 @@
+"""`make seed` (and so `make run`) lets the README walk-through run again: it clears what the last pass left of `ada`.
+
+The walk-through creates alice's second account `ada`, renames it, opens its ledger and finally deletes it. Every
+other event replays its first answer on a second pass, but a rename of a deleted account cannot: its replay stamp
+went with the item (404). So once `ada` is gone, this removes the request markers of those four events and any
+item of hers still in the table; the next pass creates `ada` afresh under the same derived id. While `ada` exists
+(a walk-through in progress), nothing is touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import routes
+from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import keys
+from ddbguard.store.client import client, table_name
+from local import demo
+
+# The walk-through's events about `ada`, each under its sample Idempotency-Key.
+ADA_EVENTS = ("create_account", "update_account", "open_ledger", "delete_account")
+
+
+def _marker_key(operation: str) -> dict[str, Any]:
+    identity = RequestIdentity(demo.OWNER, routes.by_operation(operation).key, demo.sample_key(operation), "")
+    return dict(keys.request_marker_key(identity.digest))
+
+
+def _attribute_key(key: dict[str, Any]) -> dict[str, dict[str, str]]:
+    return {name: {"S": value} for name, value in key.items()}
+
+
+def _ada_items(ddb: Any, table: str) -> list[dict[str, Any]]:
+    """Items still naming `ada`: her partition, and her entry in alice's owner index."""
+    found: list[dict[str, Any]] = []
+    for partition in (keys.account_partition(demo.ADA_ACCOUNT), keys.owner_index_partition(demo.OWNER)):
+        pages = ddb.get_paginator("query").paginate(
+            TableName=table,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "PK"},
+            ExpressionAttributeValues={":pk": {"S": partition}},
+            ConsistentRead=True,
+        )
+        for page in pages:
+            found += [{"PK": item["PK"], "SK": item["SK"]} for item in page["Items"] if demo.ADA_ACCOUNT in str(item)]
+    return found
+
+
+def reset_finished_walkthrough() -> int:
+    """Clear a finished walk-through's traces of `ada` (see the module's docstring); how many items went."""
+    ddb, table = client(), table_name()
+    account = ddb.get_item(TableName=table, Key=_attribute_key(dict(keys.account_key(demo.ADA_ACCOUNT))))
+    if "Item" in account:
+        return 0
+    doomed = [_attribute_key(_marker_key(operation)) for operation in ADA_EVENTS]
+    doomed += _ada_items(ddb, table)
+    removed = 0
+    for key in doomed:
+        answer = ddb.delete_item(TableName=table, Key=key, ReturnValues="ALL_OLD")
+        removed += "Attributes" in answer
+    return removed

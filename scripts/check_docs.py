@@ -1,0 +1,304 @@
+"""Docs and comments that cannot drift: what they name exists, and they point nowhere outside the repository.
+
+Checked text: README.md and docs/*.md whole, and the comments and docstrings of every Python file. In it, each
+backticked span is judged by its shape:
+
+- `make <target>`: the Makefile has that target;
+- a path (`local/run.py`, `tests/unit/`): checked when its last part has a file extension or its first part is a
+  folder of ours; it must exist under the repository root, the layer (functions/layer/python), the layer's
+  `ddbguard` package or functions/ (Lambda's view); files made by running things (cdk.out, .local) pass;
+- a path followed by an attribute (`tests/support/faults.transaction_conflicts`): that file defines the name;
+- a dotted name (`ddbguard.store.keys`, `keys.lock_key`): checked when its first part is one of our modules, by
+  dotted path or by file name (so `json.dumps` or `response.status` pass); the module defines the attribute;
+- a call (`reread_and_retry()`), and in comments and docstrings also a bare snake_case name (`CLIENT_RETRIES`):
+  it occurs in the repository's code (comments and docstrings do not count), so a renamed function cannot live
+  on in a comment (Markdown's bare names are often other tools' words, such as an ELF header field);
+- a table key (`ACCT#<accountId>`, `UNIQ#EMAIL#…`): its first prefix (`ACCT#`) occurs in a string of the code;
+- other spans with spaces, placeholders or marks (`<id>`, `{x}`, `...`) are commands, routes or values: skipped.
+
+And nothing refers to a document the reader of the repository cannot open: no phrase of OUTSIDE below (the rulebook
+or tracker items by name), and every http(s) URL is an example one (localhost, 127.0.0.1, a host under example.com,
+or ending in .example, .invalid or .test, or holding a `{placeholder}` or `<placeholder>`).
+
+Exit status 1 and one line per finding (`file:line: message`) when anything fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import os
+import re
+import sys
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Where a path or module named in the text may live (Lambda's view: the layer and functions/ are on sys.path).
+SEARCH_ROOTS = ("", "functions/layer/python", "functions/layer/python/ddbguard", "functions")
+PYTHON_DIRS = ("functions", "infra", "local", "bench", "tests", "scripts")
+SKIPPED_DIRS = {".venv", "node_modules", "cdk.out", ".local", "__pycache__", ".git", "snapshots", "events"}
+# Made by running the service or its tools, so they exist only after a run.
+GENERATED = ("cdk.out", ".local", "node_modules", ".venv", "ddbguard_client")
+
+BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9]*(_[A-Za-z0-9]+)+$")
+BACKTICKED = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+FILE_EXTENSION = re.compile(r"\.(py|md|json|ya?ml|toml|txt|sh|cfg|jar|js|html|css|csv|tsv|lock)$")
+PATH_LIKE = re.compile(r"^\.?[A-Za-z0-9_.\-]+(/[A-Za-z0-9_.\-]*)+$")
+DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+KEY_PREFIX = re.compile(r"^([A-Z][A-Z_]*#)")
+CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)\(\)$")
+MAKE = re.compile(r"^make ([a-z][a-z0-9-]*)\b")
+URL = re.compile(r"https?://[^\s)\"'`>\],}\[]+(?:\}[^\s)\"'`>\],\[]*)?")
+EXAMPLE_HOST = re.compile(
+    r"^(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|(.+\.)?example\.(com|org|net)|.+\.(example|invalid|test|localhost))"
+    r"(:\d+)?$"
+)
+OUTSIDE = re.compile(
+    r"\b(the|our|this) contract\b|\bcontract (section|§|item|rule)|\bcontract\.md\b|\bfacts\.md\b|\blayout\.md\b"
+    r"|\b(the|this|that|an|our) issue\b|\bissues? #?\d+\b|/work/shared|\bthis (\d+-core |shared )+machine\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: Path  # relative to the checked root
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A piece of checked text: a whole Markdown file, one comment or one docstring."""
+
+    path: Path
+    line: int
+    text: str
+
+
+# --- what the repository has ---------------------------------------------------------------------------------
+
+
+class Repository:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.python_files = sorted(_python_files(root))
+        self.modules: dict[str, Path] = {}  # dotted name -> file, from every search root
+        for file in self.python_files:
+            for base in SEARCH_ROOTS:
+                try:
+                    relative = file.relative_to(root / base) if base else file.relative_to(root)
+                except ValueError:
+                    continue
+                parts = list(relative.with_suffix("").parts)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                if parts:
+                    self.modules[".".join(parts)] = file
+        self.by_file_name: dict[str, list[Path]] = {}
+        for name, file in self.modules.items():
+            self.by_file_name.setdefault(name.rsplit(".", 1)[-1], []).append(file)
+        self.top_level = {name.split(".")[0] for name in self.modules}
+        self._names: dict[Path, set[str]] = {}
+        self.defined = set().union(*(self.names_in(file) for file in self.python_files))
+        self.make_targets = _make_targets(root / "Makefile")
+        self.file_names = _file_names(root)
+        self.passages = {file: list(python_passages(file)) for file in self.python_files}
+        self.code_words = set().union(*(_code_words(file, self.passages[file]) for file in self.python_files))
+        self.key_prefixes = {word for word in self.code_words if word.endswith("#")}
+
+    def names_in(self, file: Path) -> set[str]:
+        """Every name a module defines or imports, at any depth (functions, classes, methods, constants)."""
+        if file not in self._names:
+            tree = ast.parse(file.read_text(encoding="utf-8"))
+            names: set[str] = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    names.add(node.name)
+                elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    names.add(node.id)
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    names.add(node.target.id)
+                elif isinstance(node, ast.Import | ast.ImportFrom):
+                    names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                    names.add(node.attr)
+            self._names[file] = names
+        return self._names[file]
+
+    def path_exists(self, text: str) -> bool:
+        cleaned = text.rstrip("/")
+        if cleaned.startswith(GENERATED) or any(f"/{part}" in cleaned for part in GENERATED):
+            return True
+        return any((self.root / base / cleaned).exists() for base in SEARCH_ROOTS)
+
+    def find_file(self, relative: str) -> Path | None:
+        for base in SEARCH_ROOTS:
+            if (self.root / base / relative).is_file():
+                return self.root / base / relative
+        return None
+
+    def is_our_folder(self, name: str) -> bool:
+        return name not in ("", ".", "..") and any((self.root / base / name).is_dir() for base in SEARCH_ROOTS)
+
+    def module_attribute_exists(self, dotted: str) -> bool | None:
+        """True or False for a dotted name rooted in one of our modules, None when it names none of ours."""
+        parts = dotted.split(".")
+        for split in range(len(parts), 0, -1):
+            module, attributes = ".".join(parts[:split]), parts[split:]
+            files = [self.modules[module]] if module in self.modules else []
+            if not files and split == 1:
+                files = self.by_file_name.get(module, [])
+            if files:
+                return not attributes or any(attributes[0] in self.names_in(file) for file in files)
+        return None
+
+
+def _python_files(root: Path) -> Iterator[Path]:
+    yield from (root / name for name in ("app.py",) if (root / name).exists())
+    for directory in PYTHON_DIRS:
+        for file in (root / directory).rglob("*.py"):
+            if not SKIPPED_DIRS.intersection(file.relative_to(root).parts):
+                yield file
+
+
+def _file_names(root: Path) -> set[str]:
+    """The name of every file of ours, at any depth (a bare `demo.sh` or `results.md` may sit anywhere)."""
+    names: set[str] = set()
+    for _folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name not in SKIPPED_DIRS and name not in GENERATED]
+        names.update(files)
+    return names
+
+
+def _code_words(file: Path, passages: list[Passage]) -> set[str]:
+    """Every identifier in the code of `file`, and every word inside its string literals, docstrings excepted."""
+    source = file.read_text(encoding="utf-8")
+    docstrings = {(p.line, 0) for p in passages if not p.text.startswith("#")}
+    words: set[str] = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.NAME:
+            words.add(token.string)
+        elif token.type == tokenize.STRING and (token.start[0], 0) not in docstrings:
+            words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*#?", token.string))
+    return words
+
+
+def _make_targets(makefile: Path) -> set[str]:
+    text = makefile.read_text(encoding="utf-8")
+    return set(re.findall(r"^([a-z][a-z0-9-]*)\s*:(?!=)", text, flags=re.MULTILINE))
+
+
+# --- the text to check ---------------------------------------------------------------------------------------
+
+
+def markdown_passages(root: Path) -> Iterator[Passage]:
+    for file in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        yield Passage(file, 1, file.read_text(encoding="utf-8"))
+
+
+def python_passages(file: Path) -> Iterator[Passage]:
+    """Each comment and each docstring of `file`."""
+    source = file.read_text(encoding="utf-8")
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield Passage(file, token.start[0], token.string)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            value = first.value.value if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) else None
+            if first is not None and isinstance(value, str):
+                yield Passage(file, first.lineno, value)
+
+
+# --- the rules -----------------------------------------------------------------------------------------------
+
+
+def check_passage(passage: Passage, repo: Repository) -> Iterator[Finding]:
+    for offset, line in enumerate(passage.text.splitlines()):
+        number = passage.line + offset
+        for match in OUTSIDE.finditer(line):
+            yield Finding(passage.path, number, f"refers outside the repository: {match.group(0)!r}")
+        for url in URL.findall(line):
+            if not _is_example_url(url):
+                yield Finding(passage.path, number, f"links outside the repository: {url}")
+        for span in BACKTICKED.findall(line):
+            problem = check_name(span.strip(), repo, markdown=passage.path.suffix == ".md")
+            if problem:
+                yield Finding(passage.path, number, problem)
+
+
+def check_name(span: str, repo: Repository, *, markdown: bool = False) -> str | None:
+    """What is wrong with one backticked name, or None (also for spans that are no name of ours)."""
+    if make := MAKE.match(span):
+        target = make.group(1)
+        return None if target in repo.make_targets else f"`make {target}`: no such make target"
+    if key := KEY_PREFIX.match(span):
+        prefix = key.group(1)
+        return None if prefix in repo.key_prefixes else f"`{span}`: no key in the code starts with {prefix}"
+    if " " in span or any(mark in span for mark in "<>{}*$…#:=,'\"[]|") or span.startswith(("/", "-", "~", "..")):
+        return None  # a command, a placeholder, a key, a route or an option: not a name to look up
+    if call := CALL.match(span):
+        name = call.group(1)
+        if "." in name:
+            found = repo.module_attribute_exists(name)
+            return None if found is not False else f"`{span}`: no such function"
+        return None if name in repo.code_words else f"`{span}`: no function of that name in the code"
+    if "/" in span:
+        if repo.path_exists(span):
+            return None
+        head, dot, attribute = span.rpartition(".")
+        module = repo.find_file(f"{head}.py") if dot and "/" not in attribute else None
+        if module is not None:
+            return None if attribute in repo.names_in(module) else f"`{span}`: {head}.py has no `{attribute}`"
+        last, first = span.rstrip("/").rsplit("/", 1)[-1], span.split("/", 1)[0]
+        looks_like_path = bool(FILE_EXTENSION.search(last)) or repo.is_our_folder(first)
+        return f"`{span}`: no such path" if looks_like_path and PATH_LIKE.match(span) else None
+    if BARE_NAME.match(span) and not markdown:
+        return None if span in repo.code_words else f"`{span}`: no such name in the code"
+    if FILE_EXTENSION.search(span) and re.fullmatch(r"[A-Za-z0-9_.\-]+", span):
+        return None if span in repo.file_names else f"`{span}`: no such file"
+    if DOTTED.match(span) and span.split(".")[0] in repo.top_level | set(repo.by_file_name):
+        found = repo.module_attribute_exists(span)
+        return None if found is not False else f"`{span}`: no such module or attribute"
+    return None
+
+
+def _is_example_url(url: str) -> bool:
+    if any(mark in url for mark in "{<$"):
+        return True
+    host = url.split("://", 1)[1].split("/", 1)[0].split("?", 1)[0].rstrip(".,;:}")
+    return bool(EXAMPLE_HOST.match(host))
+
+
+def check_repository(root: Path = ROOT) -> list[Finding]:
+    repo = Repository(root)
+    passages = [*markdown_passages(root), *(p for file in repo.python_files for p in repo.passages[file])]
+    return [
+        Finding(finding.path.relative_to(root), finding.line, finding.message)
+        for passage in passages
+        for finding in check_passage(passage, repo)
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT)
+    args = parser.parse_args(argv)
+    findings = check_repository(args.root)
+    for finding in findings:
+        print(finding)
+    summary = f"{len(findings)} findings" if findings else "every name exists, nothing points outside"
+    print(f"ddbguard docs: {summary}", file=sys.stderr)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
