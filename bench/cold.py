@@ -290,14 +290,14 @@ def _cases(operations: set[str] | None, tracing: str) -> list[ColdCase]:
         if operations is None or route.operation in operations:
             event = {k: v for k, v in sample_event(route).items() if k != "description"}
             cases.append(ColdCase(route.operation, route.handler, f"ddbguard-{route.operation}", event, tracing))
-    extra = [
+    extra: list[tuple[str, str, dict[str, Any] | None]] = [
         ("settle_entries (stream)", constants.SETTLEMENT_HANDLER, _STREAM_EVENT),
         ("audit_locks (schedule, import only)", constants.AUDIT_HANDLER, None),
     ]
-    for name, handler, event in extra:
+    for name, handler, extra_event in extra:
         if operations is None or name.split(" ")[0] in operations:
             module = handler.rsplit(".", 1)[0]
-            cases.append(ColdCase(name, module, f"ddbguard-{module.split('.')[-1]}", event, tracing))
+            cases.append(ColdCase(name, module, f"ddbguard-{module.split('.')[-1]}", extra_event, tracing))
     return cases
 
 

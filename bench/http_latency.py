@@ -30,7 +30,7 @@ class Latency:
 class HttpClient:
     def __init__(self, url: str, token: str):
         address = urlsplit(url)
-        self._connection = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+        self._connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=60)
         self._token = token
 
     def send(self, method: str, path: str, body: Any = None, *, key: bool = False) -> tuple[int, Any]:

@@ -128,7 +128,7 @@ class Functions(Construct):
         iam.Policy(
             self,
             "AuditLocksSelfInvokePolicy",
-            roles=[self.audit_function.role],
+            roles=[cast(iam.IRole, self.audit_function.role)],
             statements=[
                 iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[self.audit_function.function_arn])
             ],

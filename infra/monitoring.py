@@ -12,7 +12,7 @@ transaction conflicts), which go through its generic `monitor_custom`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import cdk_monitoring_constructs as mc
 import jsii
@@ -199,7 +199,7 @@ class Monitoring(Construct):
         # 5xx rate and p99 latency alarms; the lean profile alarms on those stage-wide instead. p50 is drawn, not
         # alarmed: a slow median shows in p99 first.
         p99 = Duration.millis(settings.number(self, settings.API_LATENCY_P99_MS))
-        stage_alarms: dict[str, object] = {}
+        stage_alarms: dict[str, Any] = {}
         if self.profile == LEAN:
             stage_alarms = {
                 "add5_xx_fault_rate_alarm": {
@@ -278,7 +278,7 @@ class Monitoring(Construct):
         once: dict[str, Any] = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
         # A function with reserved concurrency cannot exceed it: running out shows as throttles, which alarm. The
         # others get a concurrency warning below what the stage throttle lets them reach.
-        concurrency: dict[str, object] = {}
+        concurrency: dict[str, Any] = {}
         if not reserved:
             limit = settings.number(self, settings.FUNCTION_CONCURRENCY)
             if limit >= self.route_concurrency_ceiling:
@@ -446,7 +446,8 @@ class Monitoring(Construct):
             existing = sns.Topic.from_topic_arn(self, "ExistingAlarmTopic", existing_arn)
             critical = mc.MultipleAlarmActionStrategy([critical, mc.SnsAlarmActionStrategy(on_alarm_topic=existing)])
         warning = mc.SnsAlarmActionStrategy(on_alarm_topic=self.warning_topic, on_ok_topic=self.warning_topic)
-        return BySeverity({CRITICAL: critical, WARNING: warning})
+        # jsii.implements makes BySeverity an IAlarmActionStrategy at run time; mypy cannot see it.
+        return cast(mc.IAlarmActionStrategy, BySeverity({CRITICAL: critical, WARNING: warning}))
 
     def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
         """Emails get both topics (an inbox, not a pager); the webhook, a pager, gets Critical only."""

@@ -13,6 +13,8 @@ the scheduled sweeper, and the alarms on falling behind.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cdk_monitoring_constructs as mc
 from aws_cdk import Acknowledgment, Duration, Validations
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -109,7 +111,7 @@ class Settlement(Construct):
     def monitor(self, monitoring: Monitoring) -> None:
         """A dashboard section and the three falling-behind alarms, on the stack's MonitoringFacade (so they are named,
         notify like every other alarm and use the context's period and N of M)."""
-        behind = {
+        behind: dict[str, tuple[Any, float, str, dict[str, Any]]] = {
             "IteratorAge": (
                 self._settler.metric("IteratorAge", statistic="Maximum", period=monitoring.period),
                 ITERATOR_AGE_MS,

@@ -73,8 +73,8 @@ class ProcessEnvironment:
             raise InvocationFailed(f"{self.handler}: its environment exited (code {self.process.poll()})")
         reply = json.loads(line)
         if "error" in reply:
-            error = reply["error"]
-            raise InvocationFailed(f"{self.handler}: {error['errorType']}: {error['errorMessage']}", error)
+            failure = reply["error"]
+            raise InvocationFailed(f"{self.handler}: {failure['errorType']}: {failure['errorMessage']}", failure)
         return cast(dict[str, Any], reply["response"])
 
     def alive(self) -> bool:

@@ -35,7 +35,10 @@ def sample_event(route: routes.Route) -> dict[str, Any]:
     if route.auth:
         # A deterministic token: same claims in the header and in requestContext.authorizer.
         token = make_token(
-            demo.OWNER, ttl_s=10 * 365 * 24 * 3600, issued_at=cast(int, _FIXED_TIME["requestTimeEpoch"]) // 1000, signed=False
+            demo.OWNER,
+            ttl_s=10 * 365 * 24 * 3600,
+            issued_at=cast(int, _FIXED_TIME["requestTimeEpoch"]) // 1000,
+            signed=False,
         )
         headers.append(("Authorization", f"Bearer {token}"))
         claims = claims_from_authorization(f"Bearer {token}")

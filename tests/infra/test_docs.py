@@ -85,7 +85,7 @@ def test_the_counts_in_the_docs_are_the_templates(synth: Synth) -> None:
         key.removesuffix("s") if key != "alarm metrics" else "alarm metric": value for key, value in actual.items()
     }
     _app, lean_stack = build_app(context={"monitoringProfile": "lean"})
-    lean = _counts(lean_stack, Template.from_stack(lean_stack).to_json())
+    lean = _counts(lean_stack, dict(Template.from_stack(lean_stack).to_json()))
     assert documented_lean == {"alarm": lean["alarms"], "alarm metric": lean["alarm metrics"]}
     assert lean["dashboard"] == 0
 

@@ -23,7 +23,7 @@ BUILD = (
 def _venv_elsewhere(root: Path) -> Path:
     """The test venv seen from another folder, as a second checkout's venv would be: same packages, other path.
 
-    Python finds a venv by the `pyvenv.cfg` beside its executable, so a folder with that file, a `bin/python`
+    Python finds a venv by the pyvenv.cfg file beside its executable, so a folder with that file, a `bin/python`
     link and a `lib` link is a working venv whose `sys.executable` (what pip writes into shebangs) is elsewhere.
     """
     venv = Path(sys.prefix)

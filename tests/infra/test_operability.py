@@ -35,7 +35,7 @@ OPERATOR_CONTEXT = {
 def operator_template() -> dict[str, Any]:
     """The stack with a custom domain, OAuth callbacks, SES and the lean monitoring profile (cdk-nag runs here)."""
     _app, stack = build_app(context=OPERATOR_CONTEXT)
-    return Template.from_stack(stack).to_json()
+    return dict(Template.from_stack(stack).to_json())
 
 
 def _of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:

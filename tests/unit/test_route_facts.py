@@ -37,7 +37,9 @@ def _operations_named(node: ast.AST) -> set[str]:
 
 def operation_tables(path: Path) -> list[tuple[int, set[str]]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    return [(node.lineno, named) for node in ast.walk(tree) if len(named := _operations_named(node)) >= 3]
+    return [
+        (getattr(node, "lineno", 0), named) for node in ast.walk(tree) if len(named := _operations_named(node)) >= 3
+    ]
 
 
 def test_no_module_outside_the_route_table_keeps_a_list_of_operations():

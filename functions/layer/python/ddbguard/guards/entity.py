@@ -78,8 +78,8 @@ _LOCK_KINDS: dict[str, tuple[str, str]] = {}  # lock kind -> (item kind, field)
 
 @dataclass(frozen=True)
 class Entity:
-    """Empty `prefix`, `sort`, `id_field` and `not_found` follow from the kind: `product` -> `PRODUCT#`,
-    `PRODUCT`, `productId`, `product_not_found`."""
+    """Empty `prefix`, `sort`, `id_field` and `not_found` follow from the kind: product -> PRODUCT#,
+    PRODUCT, productId, product_not_found."""
 
     kind: str  # the item's `kind` attribute, and the word for it in messages ("account")
     public: tuple[str, ...]  # the fields clients see

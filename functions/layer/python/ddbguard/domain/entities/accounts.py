@@ -5,7 +5,7 @@ from ddbguard.domain.projections import ACCOUNT_FIELDS
 from ddbguard.guards.entity import Entity, Unique
 from ddbguard.store import keys
 
-# ACCT#<accountId> / PROFILE (the contract's keys, not the kind's defaults); 404 account_not_found.
+# ACCT#<accountId> / PROFILE (the published keys of docs/data-model.md, not the kind's defaults); 404 account_not_found.
 ACCOUNT = Entity(
     "account",
     ACCOUNT_FIELDS,
