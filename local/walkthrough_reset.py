@@ -17,8 +17,8 @@ from ddbguard.store import keys
 from ddbguard.store.client import client, table_name
 from local import demo
 
-# The walk-through's events about `ada`, each under its sample Idempotency-Key.
-ADA_EVENTS = ("create_account", "update_account", "open_ledger", "delete_account")
+# The walk-through's events about `ada`, each under its sample Idempotency-Key (the route table marks them).
+ADA_EVENTS = tuple(r.operation for r in routes.ROUTES if r.walkthrough is not None and r.walkthrough.reset_on_rerun)
 
 
 def _marker_key(operation: str) -> dict[str, Any]:

@@ -275,9 +275,14 @@ def _route_ceiling(template: dict[str, Any], function_id: str) -> float | None:
     """Most concurrent executions of a route's function under its method throttle; None when no route calls it."""
     (stage,) = _of_type(template, "AWS::ApiGateway::Stage").values()
     routes = [s for s in stage["Properties"]["MethodSettings"] if s["HttpMethod"] != "*"]
+    # The API invokes the function itself, or with SnapStart on its `live` alias.
+    targets = [{"Fn::GetAtt": [function_id, "Arn"]}] + [
+        {"Ref": alias_id}
+        for alias_id, alias in _of_type(template, "AWS::Lambda::Alias").items()
+        if alias["Properties"]["FunctionName"] == {"Ref": function_id}
+    ]
     invoked_by_api = any(
-        value["Properties"]["FunctionName"] == {"Fn::GetAtt": [function_id, "Arn"]}
-        and value["Properties"]["Principal"] == "apigateway.amazonaws.com"
+        value["Properties"]["FunctionName"] in targets and value["Properties"]["Principal"] == "apigateway.amazonaws.com"
         for value in _of_type(template, "AWS::Lambda::Permission").values()
     )
     if not invoked_by_api:

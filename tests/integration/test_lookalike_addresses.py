@@ -63,7 +63,7 @@ def test_a_look_alike_account_frees_its_lock_on_delete_and_the_audit_finds_nothi
     email = f"\u0430lice.{uid}@example.com"
     account = _sign_up(api, email, f"cyr_{uid}").json
     assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") == f"ACCT#{account['accountId']}"
-    findings = [f for f in lock_audit.audit_locks(repair=False).findings if f.account_id == account["accountId"]]
+    findings = [f for f in lock_audit.audit_locks(repair=False).findings if f.owner_id == account["accountId"]]
     assert findings == []
     assert api.delete(f"/accounts/{account['accountId']}", if_match=0).status == 204
     assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") is None
