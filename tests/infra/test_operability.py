@@ -282,8 +282,8 @@ def _route_ceiling(template: dict[str, Any], function_id: str) -> float | None:
         if alias["Properties"]["FunctionName"] == {"Ref": function_id}
     ]
     invoked_by_api = any(
-        value["Properties"]["FunctionName"] in targets and value["Properties"]["Principal"] == "apigateway.amazonaws.com"
-        for value in _of_type(template, "AWS::Lambda::Permission").values()
+        props["FunctionName"] in targets and props["Principal"] == "apigateway.amazonaws.com"
+        for props in (value["Properties"] for value in _of_type(template, "AWS::Lambda::Permission").values())
     )
     if not invoked_by_api:
         return None
