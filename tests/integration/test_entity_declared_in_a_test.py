@@ -18,7 +18,7 @@ from ddbguard.errors import DomainError, NotFound, UniqueViolation, VersionConfl
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
 from ddbguard.guards.request_identity import RequestIdentity
-from local.table import ensure_table
+from tests.support.private_table import private_table
 
 # GADGET#<owner tag>#<gadgetId> / GADGET, 404 gadget_not_found: the kind's defaults.
 GADGET = Entity(
@@ -33,11 +33,7 @@ RACERS = 20
 @pytest.fixture
 def table(dynamodb_local, raw_client, monkeypatch, uid):
     """A table of its own: the lock audit scans all of it."""
-    name = f"ddbguard-gadgets-{uid}"
-    ensure_table(raw_client, name)
-    monkeypatch.setenv("TABLE_NAME", name)
-    yield name
-    raw_client.delete_table(TableName=name)
+    yield from private_table(raw_client, monkeypatch, f"ddbguard-gadgets-{uid}")
 
 
 def sku_locks(raw_client, table: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ from ddbguard.domain.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_
 from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
-from local.table import ensure_table
+from tests.support.private_table import private_table
 from tests.support.table_reads import lock_owner
 
 
@@ -45,11 +45,7 @@ def _audit_calls_count_against_the_audit_function(monkeypatch):
 
 @pytest.fixture
 def audit_table(dynamodb_local, raw_client, monkeypatch, uid):
-    name = f"ddbguard-audit-{uid}"
-    ensure_table(raw_client, name)
-    monkeypatch.setenv("TABLE_NAME", name)
-    yield name
-    raw_client.delete_table(TableName=name)
+    yield from private_table(raw_client, monkeypatch, f"ddbguard-audit-{uid}")
 
 
 def _key(pk: str, sk: str) -> dict:
