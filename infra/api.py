@@ -348,7 +348,7 @@ class Api(Construct):
             Acknowledgment(
                 id="AwsSolutions-APIG2",
                 reason="Request validation is partial by design: path parameters are validated by API Gateway, "
-                "bodies and headers by the handlers, which must answer with the contract's problem details "
+                "bodies and headers by the handlers, which answer with the API's problem details (docs/api.md) "
                 "(422 field errors, 428, 413, idempotency codes) identically locally and deployed.",
             ),
         )
@@ -437,12 +437,12 @@ class Api(Construct):
             Validations.of(method).acknowledge(
                 Acknowledgment(
                     id="AwsSolutions-APIG4",
-                    reason=f"{route.key} is the public liveness check (contract: no token needed); its function "
+                    reason=f"{route.key} is the public liveness check (docs/api.md: no token needed); its function "
                     "returns a constant and has no table permission.",
                 ),
                 Acknowledgment(
                     id="AwsSolutions-COG4",
-                    reason=f"{route.key} is deliberately unauthenticated (contract section 2); every other route "
+                    reason=f"{route.key} is deliberately unauthenticated (docs/api.md, caller identity); every other route "
                     "uses the Cognito user-pool authorizer.",
                 ),
             )

@@ -1,6 +1,7 @@
 """Docs and comments that cannot drift: what they name exists, and they point nowhere outside the repository.
 
-Checked text: README.md and docs/*.md whole, and the comments and docstrings of every Python file. In it, each
+Checked text: README.md and docs/*.md whole, and the comments and docstrings of every Python file (whose other
+strings are checked for references outside the repository only). In it, each
 backticked span is judged by its shape:
 
 - `make <target>`: the Makefile has that target;
@@ -278,13 +279,31 @@ def _is_example_url(url: str) -> bool:
     return bool(EXAMPLE_HOST.match(host))
 
 
+def string_findings(file: Path) -> Iterator[Finding]:
+    """Phrases of OUTSIDE in the code's other strings: messages, reasons and descriptions reach users too."""
+    source = file.read_text(encoding="utf-8")
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.STRING:
+            for match in OUTSIDE.finditer(token.string):
+                yield Finding(file, token.start[0], f"refers outside the repository: {match.group(0)!r}")
+
+
+# The checker and its tests spell the phrases it looks for.
+SPELLS_THE_PHRASES = ("scripts/check_docs.py", "tests/unit/test_check_docs.py")
+
+
 def check_repository(root: Path = ROOT) -> list[Finding]:
     repo = Repository(root)
     passages = [*markdown_passages(root), *(p for file in repo.python_files for p in repo.passages[file])]
+    strings = [
+        finding
+        for file in repo.python_files
+        if file.relative_to(root).as_posix() not in SPELLS_THE_PHRASES
+        for finding in string_findings(file)
+    ]
     return [
         Finding(finding.path.relative_to(root), finding.line, finding.message)
-        for passage in passages
-        for finding in check_passage(passage, repo)
+        for finding in [*(f for passage in passages for f in check_passage(passage, repo)), *strings]
     ]
 
 

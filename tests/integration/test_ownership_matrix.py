@@ -158,7 +158,7 @@ def test_a_client_chosen_order_id_taken_by_someone_else_is_free_to_you(api, raw_
 
 
 def test_unique_values_of_someone_else_answer_taken_without_saying_whose(api, raw_client, world, uid):
-    # Uniqueness is global by contract (409 unique_violation names the field, never the owner or account).
+    # Uniqueness is global by design (docs/api.md: 409 unique_violation names the field, never the owner or account).
     a_profile = api.get(f"/accounts/{world['accountId']}", sub=world["a"]).json
     before = _items_of(raw_client, [world["accountId"]])
     taken = api.post("/accounts", {"email": a_profile["email"], "username": f"fresh_{uid}"}, sub=world["b"])

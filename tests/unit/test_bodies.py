@@ -166,7 +166,7 @@ def test_unknown_fields_are_422_unknown_field():
         ('{"amountCents": 100000000001}', ("amountCents", "too_large")),
     ],
 )
-def test_pydantic_errors_map_to_the_contracts_codes(body, expected):
+def test_pydantic_errors_map_to_the_documented_codes(body, expected):
     assert fields(refusal(event(body))) == [expected]
 
 

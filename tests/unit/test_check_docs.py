@@ -91,17 +91,19 @@ def test_each_rule_fails_on_its_stale_passage(repo: Path, text: str, expected: s
     assert len(found) == 1 and found[0].startswith("docs/guide.md:1: ") and expected in found[0], found
 
 
-def test_comments_and_docstrings_are_checked_but_code_is_not(repo: Path) -> None:
+def test_comments_and_docstrings_are_checked_and_strings_for_outside_references(repo: Path) -> None:
     module = repo / "functions/layer/python/ddbguard/store/keys.py"
     module.write_text(
         MODULE + '\n\ndef stale() -> str:\n    """Retried per `transaction_attempts`."""\n'
         "    # as the contract says\n"
-        '    return "see contract section 4"\n'
+        '    return "see contract section 4, or `no_such_name`"\n'
     )
     found = findings(repo)
     assert any("`transaction_attempts`: no such name in the code" in line for line in found), found
     assert any("refers outside the repository: 'the contract'" in line for line in found), found
-    assert not any("contract section" in line for line in found), found  # a string in code is not prose
+    # A message, reason or description in code reaches users: it may not point outside the repository either.
+    assert any("refers outside the repository: 'contract section'" in line for line in found), found
+    assert not any("no_such_name" in line for line in found), found  # names in code strings are not judged
 
 
 def test_placeholders_routes_commands_and_other_tools_names_pass(repo: Path) -> None:

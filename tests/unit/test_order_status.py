@@ -20,7 +20,7 @@ ALLOWED = {
 
 
 @pytest.mark.parametrize(("current", "target"), sorted(itertools.product(ALL, ALL)))
-def test_allows_exactly_the_contracts_moves(current, target):
+def test_allows_exactly_the_documented_moves(current, target):
     assert s.allows(current, target) is ((current, target) in ALLOWED)
 
 
