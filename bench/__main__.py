@@ -174,7 +174,8 @@ def _calls_section(api, ddb, endpoint, settler, alternatives, pynamo) -> str:
             "attempted: DynamoDB bills a failed conditional write; for a cancelled transaction read it as an "
             "upper bound), because DynamoDB Local's `ReturnConsumedCapacity` is not reliable (2.0 for a five-item "
             "transaction, nothing for a refused write). Money-route replays are counted after the stream's "
-            "settlement ran (before it, they read `pending` once more). Target = the most calls the route's budget allows.",
+            "settlement ran (before it, they read `pending` once more). "
+            "Target = the most calls the route's budget allows.",
             route_table,
             "### Beside the alternatives (same DynamoDB Local, same run)",
             "naive = read, decide in Python, write unconditionally, no idempotency (bench/naive.py); "

@@ -442,8 +442,8 @@ class Api(Construct):
                 ),
                 Acknowledgment(
                     id="AwsSolutions-COG4",
-                    reason=f"{route.key} is deliberately unauthenticated (docs/api.md, caller identity); every other route "
-                    "uses the Cognito user-pool authorizer.",
+                    reason=f"{route.key} is deliberately unauthenticated (docs/api.md, caller identity); "
+                    "every other route uses the Cognito user-pool authorizer.",
                 ),
             )
         return method
