@@ -25,6 +25,7 @@ from typing import Any
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.entities.orders import ORDER
 from ddbguard.guards.entity import Entity
+from ddbguard.store.schema import UNSETTLED_INDEX
 from ddbguard_api.problems import problem_document
 
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
@@ -37,6 +38,7 @@ USERNAME_LOCKS = ACCOUNT.lock_pattern("username")
 ORDERS = ORDER.partition_pattern
 REQUEST_MARKERS = "REQ#*"
 OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
+INDEX_PREFIX = "index/"  # not a partition: a secondary index of the table, by name
 
 # DynamoDB actions (IAM names without `dynamodb:`) mapped to the partition-key patterns they reach.
 # A transaction is authorised action by action: Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem,
@@ -538,9 +540,12 @@ SETTLEMENT_TABLE_ACCESS: TableAccess = {
     "BatchGetItem": (ACCOUNTS,),
     "UpdateItem": (ACCOUNTS, REQUEST_MARKERS),
 }
-# The scheduled sweeper (functions/streams/sweep_pending.py): finds balances whose `pending` grew old with a Scan,
-# then settles each exactly as the stream's settlement does.
-SWEEPER_TABLE_ACCESS: TableAccess = {"Scan": (), **SETTLEMENT_TABLE_ACCESS}
+# The scheduled sweeper (functions/streams/sweep_pending.py): finds the balances that wait in the sparse
+# unsettled-balances index (never the table), then settles each exactly as the stream's settlement does. An index
+# pattern (`index/<name>`) is granted on that index's ARN alone, without dynamodb:LeadingKeys (it names no table
+# partition).
+UNSETTLED_BALANCES = f"{INDEX_PREFIX}{UNSETTLED_INDEX}"
+SWEEPER_TABLE_ACCESS: TableAccess = {"Query": (UNSETTLED_BALANCES,), **SETTLEMENT_TABLE_ACCESS}
 
 
 def gateway_problem_body(status: int, code: str, detail: str) -> str:

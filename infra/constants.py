@@ -23,6 +23,10 @@ LOG_LEVEL = "INFO"
 PARTITION_KEY = "PK"
 SORT_KEY = "SK"
 TTL_ATTRIBUTE = "expiration"
+# The sparse index of balances waiting for settlement (the sweeper's only read), as the layer's schema names it.
+UNSETTLED_INDEX = "unsettled"
+UNSETTLED_SHARD = "unsettledShard"
+UNSETTLED_SINCE = "unsettledSince"
 
 # Lambda sizing: every handler does a handful of DynamoDB calls, so 256 MB / 10 s leaves ample headroom.
 FUNCTION_MEMORY_MB = 256

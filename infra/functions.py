@@ -21,7 +21,7 @@ from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from infra import constants, dependency_layer, function_runtime, settings
-from routes import AUDIT_TABLE_ACCESS, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
+from routes import AUDIT_TABLE_ACCESS, INDEX_PREFIX, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -36,16 +36,24 @@ def table_statements(access: Mapping[str, tuple[str, ...]], table_arn: str) -> l
     """IAM statements granting `access` (action -> partition-key patterns) on the table, nothing more.
 
     Actions reaching the same patterns share one statement whose `dynamodb:LeadingKeys` condition lists them;
-    an action that names no partition (Scan) gets a statement without that condition.
+    an action that names no partition (Scan) gets a statement without that condition, and a Query of a secondary
+    index (pattern `index/<name>`) one on that index's ARN only.
     """
     by_patterns: dict[tuple[str, ...], list[str]] = {}
+    statements = []
     for action, patterns in sorted(access.items()):
+        indexes = sorted(p.removeprefix(INDEX_PREFIX) for p in patterns if p.startswith(INDEX_PREFIX))
+        if indexes:  # a query of a secondary index: that index's ARN alone (no table partition to name)
+            arns = [f"{table_arn}/index/{index}" for index in indexes]
+            statements.append(iam.PolicyStatement(actions=[f"dynamodb:{action}"], resources=arns))
+            patterns = tuple(p for p in patterns if not p.startswith(INDEX_PREFIX))
+            if not patterns:
+                continue
         if action in constants.LEADING_KEYS_ACTIONS and not patterns:
             raise ValueError(f"dynamodb:{action} names a partition: declare the key patterns it reaches")
         if action not in constants.LEADING_KEYS_ACTIONS and patterns:
             raise ValueError(f"dynamodb:{action} cannot be limited by {constants.LEADING_KEYS}")
         by_patterns.setdefault(tuple(sorted(set(patterns))), []).append(f"dynamodb:{action}")
-    statements = []
     for patterns, actions in sorted(by_patterns.items()):
         conditions = {constants.LEADING_KEYS_OPERATOR: {constants.LEADING_KEYS: list(patterns)}} if patterns else None
         statements.append(iam.PolicyStatement(actions=actions, resources=[table_arn], conditions=conditions))

@@ -33,3 +33,12 @@ class Storage(Construct):
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deletion_protection=True,
         )
+        # Sparse: only balances whose `pending` is non-empty carry its keys, so the sweeper's Query reads what waits
+        # for settlement, not the table; keys only, the sweeper needs nothing else. Written when a balance starts or
+        # stops waiting, never by a movement on a balance that already waits (its index keys do not change).
+        self.table.add_global_secondary_index(
+            index_name=constants.UNSETTLED_INDEX,
+            partition_key=dynamodb.Attribute(name=constants.UNSETTLED_SHARD, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=constants.UNSETTLED_SINCE, type=dynamodb.AttributeType.STRING),
+            projection_type=dynamodb.ProjectionType.KEYS_ONLY,
+        )

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE
+from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Keys of new and changed items (as the stack's stream): the settlement reads new ledger entries by key.
 STREAM = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
+# The sparse index of balances that wait for settlement (as the stack's): keys only, all the sweeper reads.
+UNSETTLED_INDEX_ATTRIBUTES = [
+    {"AttributeName": UNSETTLED_SHARD, "AttributeType": "S"},
+    {"AttributeName": UNSETTLED_SINCE, "AttributeType": "S"},
+]
+UNSETTLED_INDEX_SPEC = {
+    "IndexName": UNSETTLED_INDEX,
+    "KeySchema": [
+        {"AttributeName": UNSETTLED_SHARD, "KeyType": "HASH"},
+        {"AttributeName": UNSETTLED_SINCE, "KeyType": "RANGE"},
+    ],
+    "Projection": {"ProjectionType": "KEYS_ONLY"},
+}
 
 
 def ensure_table(client: Any, table_name: str) -> None:
@@ -18,6 +31,12 @@ def ensure_table(client: Any, table_name: str) -> None:
     if table is not None:
         if not (table.get("StreamSpecification") or {}).get("StreamEnabled"):
             client.update_table(TableName=table_name, StreamSpecification=STREAM)  # a table made before streams
+        if not any(index["IndexName"] == UNSETTLED_INDEX for index in table.get("GlobalSecondaryIndexes") or []):
+            client.update_table(  # a table made before the index: its balances join it with their next movement
+                TableName=table_name,
+                AttributeDefinitions=UNSETTLED_INDEX_ATTRIBUTES,
+                GlobalSecondaryIndexUpdates=[{"Create": UNSETTLED_INDEX_SPEC}],
+            )
         return
     partition, sort = KEY_ATTRIBUTES
     client.create_table(
@@ -25,8 +44,10 @@ def ensure_table(client: Any, table_name: str) -> None:
         AttributeDefinitions=[
             {"AttributeName": partition, "AttributeType": "S"},
             {"AttributeName": sort, "AttributeType": "S"},
+            *UNSETTLED_INDEX_ATTRIBUTES,
         ],
         KeySchema=[{"AttributeName": partition, "KeyType": "HASH"}, {"AttributeName": sort, "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[UNSETTLED_INDEX_SPEC],
         BillingMode="PAY_PER_REQUEST",
         StreamSpecification=STREAM,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,10 @@ class Synth:
     def as_list(value: Any) -> list[Any]:
         """IAM allows a single string where a list is meant (Action, Resource)."""
         return value if isinstance(value, list) else [value]
+
+    def index_patterns(self, statement: dict[str, Any]) -> set[str]:
+        """`index/<name>` for each secondary-index ARN a statement names (the route table's index patterns)."""
+        return {f"index/{name}" for name in re.findall(r'/index/([A-Za-z0-9_.-]+)"', json.dumps(statement["Resource"]))}
 
     def role_statements(self, function_props: dict[str, Any]) -> list[dict[str, Any]]:
         """Every IAM statement attached (inline policies) to a function's execution role."""

@@ -3,6 +3,7 @@ and the falling-behind alarms."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
@@ -25,7 +26,7 @@ def _granted(synth: Synth, handler: str) -> dict[str, set[str]]:
         condition = statement.get("Condition", {})
         patterns = set(
             synth.as_list(condition.get(constants.LEADING_KEYS_OPERATOR, {}).get(constants.LEADING_KEYS, []))
-        )
+        ) | synth.index_patterns(statement)
         for action in synth.as_list(statement["Action"]):
             if action.startswith("dynamodb:") and action not in STREAM_ACTIONS:
                 assert action not in granted, action
@@ -47,8 +48,18 @@ def test_table_access_is_exactly_the_declared_one(synth: Synth, handler: str, ac
 
 def test_the_sweeper_writes_nothing_but_settlement_updates(synth: Synth) -> None:
     granted = _granted(synth, settlement_infra.SWEEPER_HANDLER)
-    assert set(granted) == {"dynamodb:Scan", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"}
+    assert set(granted) == {"dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"}
     assert granted["dynamodb:UpdateItem"] == {routes.ACCOUNTS, routes.REQUEST_MARKERS}
+
+
+def test_the_sweeper_queries_the_unsettled_index_only_and_never_scans(synth: Synth) -> None:
+    _logical_id, props = synth.functions_by_handler()[settlement_infra.SWEEPER_HANDLER]
+    (query,) = [s for s in synth.role_statements(props) if "dynamodb:Query" in synth.as_list(s["Action"])]
+    assert synth.as_list(query["Action"]) == ["dynamodb:Query"]
+    (resource,) = synth.as_list(query["Resource"])
+    assert synth.index_patterns(query) == {routes.UNSETTLED_BALANCES} and "Condition" not in query
+    assert json.dumps(resource).endswith('"/index/unsettled"]]}')  # the index's ARN, not the table's
+    assert all("dynamodb:Scan" not in synth.as_list(s["Action"]) for s in synth.role_statements(props))
 
 
 def test_the_stream_mapping_gives_up_to_an_encrypted_queue_after_a_bounded_age(synth: Synth) -> None:

@@ -32,6 +32,11 @@ def test_infra_key_constants_equal_the_layer_schema() -> None:
     assert constants.PARTITION_KEY == schema.PARTITION_KEY == "PK"
     assert constants.SORT_KEY == schema.SORT_KEY == "SK"
     assert constants.TTL_ATTRIBUTE == schema.TTL_ATTRIBUTE == "expiration"
+    assert (constants.UNSETTLED_INDEX, constants.UNSETTLED_SHARD, constants.UNSETTLED_SINCE) == (
+        schema.UNSETTLED_INDEX,
+        schema.UNSETTLED_SHARD,
+        schema.UNSETTLED_SINCE,
+    )
 
 
 def test_exactly_one_table(template: Template) -> None:
@@ -50,6 +55,8 @@ def test_table_keys_billing_pitr_ttl(template: Template) -> None:
                 [
                     {"AttributeName": "PK", "AttributeType": "S"},
                     {"AttributeName": "SK", "AttributeType": "S"},
+                    {"AttributeName": "unsettledShard", "AttributeType": "S"},
+                    {"AttributeName": "unsettledSince", "AttributeType": "S"},
                 ]
             ),
             "BillingMode": "PAY_PER_REQUEST",
@@ -58,6 +65,20 @@ def test_table_keys_billing_pitr_ttl(template: Template) -> None:
             "DeletionProtectionEnabled": True,
         },
     )
+
+
+def test_the_one_secondary_index_is_the_sparse_keys_only_index_of_unsettled_balances(synth: Synth) -> None:
+    (table,) = synth.of_type("AWS::DynamoDB::Table").values()
+    assert table["Properties"]["GlobalSecondaryIndexes"] == [
+        {
+            "IndexName": "unsettled",
+            "KeySchema": [
+                {"AttributeName": "unsettledShard", "KeyType": "HASH"},
+                {"AttributeName": "unsettledSince", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        }
+    ]
 
 
 def test_table_is_retained(template: Template) -> None:

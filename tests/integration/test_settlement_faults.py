@@ -16,7 +16,9 @@ import pytest
 
 from ddbguard import limits
 from ddbguard.guards.settlement import ENTRIES_PER_TRANSACTION
+from ddbguard.store import keys
 from ddbguard.store.ids import time_sortable_id
+from ddbguard.store.schema import UNSETTLED_SHARD, UNSETTLED_SINCE
 from local.sweep import invoke_sweeper
 from tests.support import settlement
 from tests.support.faults import random_transaction_conflicts
@@ -138,10 +140,22 @@ def _ledger_at_the_bound(raw_client, account_id: str, count: int) -> None:
     raw_client.update_item(
         TableName=table,
         Key={"PK": {"S": f"ACCT#{account_id}"}, "SK": {"S": "BALANCE"}},
-        UpdateExpression="SET #c = :n, #a = :n, #p = :p",
-        ExpressionAttributeNames={"#c": "clearedCents", "#a": "availableCents", "#p": "pending"},
+        # As the movements would have left it: `pending` full and the balance in the unsettled-balances index.
+        UpdateExpression="SET #c = :n, #a = :n, #p = :p, #shard = :shard, #since = :since",
+        ExpressionAttributeNames={
+            "#c": "clearedCents",
+            "#a": "availableCents",
+            "#p": "pending",
+            "#shard": UNSETTLED_SHARD,
+            "#since": UNSETTLED_SINCE,
+        },
         ExpressionAttributeValues=attribute_values(
-            {":n": count, ":p": {entry_id: index + 1 for index, entry_id in enumerate(ids)}}
+            {
+                ":n": count,
+                ":p": {entry_id: index + 1 for index, entry_id in enumerate(ids)},
+                ":shard": keys.unsettled_shard(account_id),
+                ":since": ids[0],
+            }
         ),
     )
 

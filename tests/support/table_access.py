@@ -88,6 +88,8 @@ def item_actions(operation: str, params: dict[str, Any]) -> list[tuple[str, str]
         return found
     if operation == "TransactGetItems":
         return [("GetItem", _partition(entry["Get"]["Key"])) for entry in params.get("TransactItems", [])]
+    if operation == "Query" and params.get("IndexName"):  # a secondary index: granted on the index, by name
+        return [(operation, f"{routes.INDEX_PREFIX}{params['IndexName']}")]
     if operation == "Query":
         return [(operation, _query_partition(params))]
     if operation == "BatchGetItem":

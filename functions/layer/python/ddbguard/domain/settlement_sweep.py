@@ -1,27 +1,32 @@
 """The sweeper: settle every balance whose `pending` values are older than a bound, whatever the stream did.
 
 The stream's settlement is the fast path; this is the one that cannot be lost. It runs on a schedule (and as
-`make sweep`), finds balances with a non-empty `pending` with one filtered Scan (page by page, memory flat), and
-settles each whose oldest value waited longer than `min_age_s` exactly as the stream does
-(`ddbguard.guards.settlement.settle_balance`): race-safe against the stream and against another sweeper, and
-idempotent. It reports the oldest unsettled age it found, which is what the alarm on falling behind reads.
+`make sweep`) and reads no table: it queries the sparse unsettled-balances index (`UNSETTLED_INDEX`), which holds
+exactly the balances whose `pending` is non-empty, one Query per index shard, page by page, eventually consistent
+(the settlement re-reads each balance consistently anyway). So a sweep reads what waits, never what the table
+holds. Each balance whose oldest value (the index's sort key, an entry id that carries its time) waited longer
+than `min_age_s` is settled exactly as the stream does (`ddbguard.guards.settlement.settle_balance`): race-safe
+against the stream and against another sweeper, and idempotent. It reports the oldest unsettled age it found,
+which is what the alarm on falling behind reads.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from boto3.dynamodb.conditions import Attr
+from boto3.dynamodb.conditions import Key
 
 from ddbguard.errors import Busy
-from ddbguard.guards.settlement import pending_age_s, settle_balance
+from ddbguard.guards.settlement import settle_balance
 from ddbguard.observability import logger
 from ddbguard.store import keys, reads
-from ddbguard.store.schema import PENDING, SORT_KEY
+from ddbguard.store.ids import time_of_sortable_id
+from ddbguard.store.schema import PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Balances whose oldest unsettled value is younger than this are left to the stream.
 DEFAULT_MIN_AGE_S = 60.0
-BALANCE_SORT = keys.balance_key("x")[SORT_KEY]
 
 
 @dataclass
@@ -42,21 +47,32 @@ class SweepReport:
         }
 
 
+def unsettled_balances(*, page_size: int = 1000) -> Iterator[tuple[str, float]]:
+    """(account id, age in seconds of its oldest unsettled value) of every balance in the index, page by page."""
+    now = time.time()
+    for shard in keys.unsettled_shards():
+        for page in reads.index_pages(UNSETTLED_INDEX, Key(UNSETTLED_SHARD).eq(shard), page_size=page_size):
+            for balance in page:
+                account_id = str(balance[PARTITION_KEY])[len(keys.ACCOUNT_PREFIX) :]
+                yield account_id, max(0.0, now - time_of_sortable_id(str(balance[UNSETTLED_SINCE])))
+
+
 def sweep(min_age_s: float = DEFAULT_MIN_AGE_S) -> SweepReport:
     report = SweepReport()
-    unsettled = Attr(SORT_KEY).eq(BALANCE_SORT) & Attr(PENDING).size().gt(0)
-    for page in reads.scan_pages(unsettled):
-        for balance in page:
-            account_id = str(balance["PK"])[len(keys.ACCOUNT_PREFIX) :]
-            age = pending_age_s(balance.get(PENDING) or {})
-            report.balances_seen += 1
-            report.oldest_age_s = max(report.oldest_age_s, age)
-            if age < min_age_s:
-                continue
-            try:
-                report.entries_settled += settle_balance(account_id).entries
-                report.balances_settled += 1
-            except Busy as error:  # one hot balance must not stop the sweep of the others
-                logger.warning("sweep: balance stayed busy", extra={"accountId": account_id, "reason": str(error)})
-                report.failed.append(account_id)
+    for account_id, indexed_age in unsettled_balances():
+        report.balances_seen += 1
+        if indexed_age < min_age_s:
+            report.oldest_age_s = max(report.oldest_age_s, indexed_age)
+            continue
+        try:
+            settled = settle_balance(account_id)
+        except Busy as error:  # one hot balance must not stop the sweep of the others
+            logger.warning("sweep: balance stayed busy", extra={"accountId": account_id, "reason": str(error)})
+            report.failed.append(account_id)
+            report.oldest_age_s = max(report.oldest_age_s, indexed_age)
+            continue
+        # The age the settlement read from `pending` itself: the index's is an upper bound (read eventually).
+        report.oldest_age_s = max(report.oldest_age_s, settled.oldest_age_s)
+        report.entries_settled += settled.entries
+        report.balances_settled += 1
     return report

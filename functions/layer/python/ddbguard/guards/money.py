@@ -11,7 +11,8 @@ would make racing writers retry. So the balance update records the exact new ava
 under `pending.<entryId>` (update operands are pre-update values), and the reply reads it back
 with one projected read after the commit. Copying it onto the entry and the marker, and dropping
 it from `pending`, happens off the critical path (`ddbguard.guards.settlement`, run by the
-table's stream); until then the statement and replays read `pending`.
+table's stream); until then the statement and replays read `pending`. A balance whose `pending` is non-empty
+is also in the sparse unsettled-balances index (`UNSETTLED_INDEX`), which is what the sweeper reads.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from ddbguard.store.schema import (
     PARTITION_KEY,
     PENDING,
     REQUEST_DIGEST,
+    UNSETTLED_SHARD,
+    UNSETTLED_SINCE,
     UPDATED_AT,
     VERSION,
 )
@@ -120,6 +123,9 @@ def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
             VERSION: 1,
         },
         derived={(PENDING, entry_id): (AVAILABLE, change.available_delta)},
+        # Into the unsettled-balances index when the balance starts waiting: set once, so a movement on a balance
+        # that already waits changes no index key and writes nothing to the index.
+        set_if_absent={UNSETTLED_SHARD: keys.unsettled_shard(change.account_id), UNSETTLED_SINCE: entry_id},
         condition=balance_guard(change),
     )
 

@@ -7,11 +7,13 @@ chunk of up to 99 entries one BatchGetItem of the entries (their request digests
 their request markers, and one transaction writing the values onto the entries while removing them from `pending`
 (the balance plus the 99 entries, all or nothing). Run late, twice, concurrently or after a crash, it writes
 the same values again and removes keys already gone: nothing that is already right changes. Until it has run,
-the statement and replays read `pending`.
+the statement and replays read `pending`. A balance it empties leaves the sparse unsettled-balances index (one
+conditional UpdateItem).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -19,7 +21,15 @@ from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import time_of_sortable_id
-from ddbguard.store.schema import AVAILABLE_AFTER, PARTITION_KEY, PENDING, REQUEST_DIGEST, SORT_KEY
+from ddbguard.store.schema import (
+    AVAILABLE_AFTER,
+    PARTITION_KEY,
+    PENDING,
+    REQUEST_DIGEST,
+    SORT_KEY,
+    UNSETTLED_SHARD,
+    UNSETTLED_SINCE,
+)
 from ddbguard.store.shapes import Action, Item
 
 # A transaction holds at most 100 actions: the balance and 99 entries.
@@ -44,13 +54,51 @@ def pending_age_s(pending: Item, now_s: float | None = None) -> float:
 
 def settle_balance(account_id: str) -> Settled:
     """Settle every value in the balance's `pending`; (0, 0) when there is none or no balance."""
-    balance = reads.get_item(keys.balance_key(account_id), attributes=((PARTITION_KEY,), (PENDING,))) or {}
+    balance = (
+        reads.get_item(keys.balance_key(account_id), attributes=((PARTITION_KEY,), (PENDING,), (UNSETTLED_SINCE,)))
+        or {}
+    )
     pending: Item = balance.get(PENDING) or {}
     age = pending_age_s(pending)
     ordered = sorted(pending.items())
     for start in range(0, len(ordered), ENTRIES_PER_TRANSACTION):
         _settle_chunk(account_id, dict(ordered[start : start + ENTRIES_PER_TRANSACTION]))
+    if UNSETTLED_SINCE in balance:
+        _update_unsettled_index(account_id)
     return Settled(entries=len(ordered), oldest_age_s=age)
+
+
+def _update_unsettled_index(account_id: str) -> None:
+    """Out of the unsettled-balances index once `pending` is empty; while values still wait (new ones came
+    meanwhile), its sort key moves up to the oldest of them, so the index never tells an age that is not real.
+
+    Conditions decide against movements racing in: a movement that lands first keeps `pending` non-empty (no
+    removal), one that lands after finds the attributes gone and sets them again itself. The oldest id comes from
+    the failed write's ALL_OLD item; values only leave `pending` or join it newer, so it is never too young.
+    """
+    key = keys.balance_key(account_id)
+    emptied = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    try:
+        writes.conditional_update(
+            key,
+            remove=(UNSETTLED_SHARD, UNSETTLED_SINCE),
+            condition=Attr(UNSETTLED_SINCE).exists() & emptied,
+            return_values="NONE",
+        )
+        return
+    except writes.ConditionFailed as failed:
+        item = failed.item or {}
+    waiting: Item = item.get(PENDING) or {}
+    if UNSETTLED_SINCE not in item or not waiting or min(waiting) == item[UNSETTLED_SINCE]:
+        return
+    # Emptied meanwhile (the condition fails): the settlement that emptied it takes it out of the index.
+    with contextlib.suppress(writes.ConditionFailed):
+        writes.conditional_update(
+            key,
+            set_values={UNSETTLED_SINCE: min(waiting)},
+            condition=Attr(UNSETTLED_SINCE).exists() & Attr(PENDING).size().gt(0),
+            return_values="NONE",
+        )
 
 
 def _settle_chunk(account_id: str, values: dict[str, int]) -> None:

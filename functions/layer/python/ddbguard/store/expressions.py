@@ -2,7 +2,7 @@
 
 Conditions are boto3's own (`boto3.dynamodb.conditions.Attr`), rendered by boto3's builder
 (`#n*` / `:v*`). Update expressions have no boto3 builder, so this module renders them with
-its own placeholder families (`#s* #i* #d* #r*` / `:s* :i* :d*`), which never clash with boto3's.
+its own placeholder families (`#s* #i* #d* #f* #r*` / `:s* :i* :d* :f*`), which never clash with boto3's.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def update_params(
     set_paths: Mapping[tuple[str, ...], Any] | None = None,
     increments: Mapping[str, int] | None = None,
     derived: Mapping[tuple[str, ...], tuple[str, int]] | None = None,
+    set_if_absent: Mapping[str, Any] | None = None,
     remove: Iterable[tuple[str, ...] | str] = (),
     condition: ConditionBase | None = None,
 ) -> dict:
@@ -59,6 +60,7 @@ def update_params(
     set_values: SET a = :v; set_paths: SET a.b = :v (a tuple of names: a nested map path);
     increments: SET n = n + :d; derived: SET path = source + :d (every operand is the value
     before the update, so a derived path records exactly the new value);
+    set_if_absent: SET a = if_not_exists(a, :v) (an attribute that keeps its first value);
     remove: REMOVE path (a name, or a tuple of names for a nested map path).
     """
     names: dict[str, str] = {}
@@ -83,6 +85,9 @@ def update_params(
             rendered.append(f"#d{index}p{depth}")
         names[f"#d{index}s"], values[f":d{index}"] = source, delta
         assignments.append(f"{'.'.join(rendered)} = #d{index}s + :d{index}")
+    for index, (name, value) in enumerate((set_if_absent or {}).items()):
+        names[f"#f{index}"], values[f":f{index}"] = name, value
+        assignments.append(f"#f{index} = if_not_exists(#f{index}, :f{index})")
     removals: list[str] = []
     for index, removed in enumerate(remove):
         rendered = []

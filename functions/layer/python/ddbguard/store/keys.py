@@ -64,6 +64,20 @@ def balance_key(account_id: str) -> Key:
     return _key(account_partition(account_id), "BALANCE")
 
 
+# Partition-key values of the unsettled-balances index: enough that no one value takes more than a fraction of the
+# index's writes (one per balance that starts or stops waiting), few enough that a sweep's reads stay a handful.
+UNSETTLED_SHARDS = 16
+
+
+def unsettled_shard(account_id: str) -> str:
+    """The unsettled-balances index partition a balance falls in, fixed by its account id."""
+    return f"{hashlib.sha256(account_id.encode()).digest()[0] % UNSETTLED_SHARDS:02d}"
+
+
+def unsettled_shards() -> tuple[str, ...]:
+    return tuple(f"{shard:02d}" for shard in range(UNSETTLED_SHARDS))
+
+
 def entry_key(account_id: str, entry_id: str) -> Key:
     return _key(account_partition(account_id), f"{ENTRY_PREFIX}{entry_id}")
 

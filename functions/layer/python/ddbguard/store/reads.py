@@ -1,4 +1,5 @@
-"""Reads: one item, one page of a Query, every page of a Scan, under the transient-error policy."""
+"""Reads: one item, one page of a Query, every page of an index partition or a Scan, under the transient-error
+policy."""
 
 from __future__ import annotations
 
@@ -47,6 +48,24 @@ def query_page(
     items = [from_item(item) or {} for item in response.get("Items", [])]
     last = from_item(response.get("LastEvaluatedKey"))
     return items, (Key(PK=last["PK"], SK=last["SK"]) if last else None)
+
+
+def index_pages(index: str, condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:
+    """Every item of one partition of a secondary index, one page at a time, with eventually consistent reads
+    (a global secondary index offers no other kind; what is found is re-read consistently before it is acted on)."""
+    request: dict[str, Any] = {
+        "TableName": table_name(),
+        "IndexName": index,
+        "Limit": page_size,
+        **key_condition_params(condition),
+    }
+    while True:
+        with busy_when_transient(writes=False):
+            page = client().query(**request)
+        yield [from_item(item) or {} for item in page.get("Items", [])]
+        if "LastEvaluatedKey" not in page:
+            return
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def scan_pages(filter_condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:

@@ -35,6 +35,12 @@ AVAILABLE: Final = "availableCents"
 PENDING: Final = "pending"
 AMOUNT: Final = "amountCents"
 AVAILABLE_AFTER: Final = "availableCentsAfter"
+# The sparse index of balances that wait for settlement (the sweeper's only read): a balance carries both
+# attributes only while `pending` is non-empty. Its shard spreads the index over several partition-key values;
+# the sort key is the id of its oldest unsettled entry (ULIDs carry their time), so the index also tells its age.
+UNSETTLED_INDEX: Final = "unsettled"
+UNSETTLED_SHARD: Final = "unsettledShard"
+UNSETTLED_SINCE: Final = "unsettledSince"
 # An entry's request marker (the digest), so the settlement can complete the marker too.
 REQUEST_DIGEST: Final = "requestDigest"
 # Orders and holds.

@@ -77,6 +77,7 @@ def update(
     set_paths: Mapping[tuple[str, ...], Any] | None = None,
     increments: dict[str, int] | None = None,
     derived: dict[tuple[str, ...], tuple[str, int]] | None = None,
+    set_if_absent: Mapping[str, Any] | None = None,
     remove: tuple[tuple[str, ...] | str, ...] = (),
     condition: ConditionBase | None = None,
 ) -> Action:
@@ -87,6 +88,7 @@ def update(
             set_paths=set_paths,
             increments=increments,
             derived=derived,
+            set_if_absent=set_if_absent,
             remove=remove,
             condition=condition,
         )
