@@ -289,7 +289,7 @@ ROUTES: tuple[Route, ...] = (
         entity=ACCOUNT,
         status=204,
         reply="Deleted with its locks (and its empty balance item).",
-        problems={404: ("account_not_found",), 409: ("balance_not_zero",)},
+        problems={404: ("account_not_found",), 409: ("balance_not_zero", "ledger_unsettled")},
         walkthrough=Walkthrough(
             19,
             "deletes `ada`, her locks and her empty ledger.",

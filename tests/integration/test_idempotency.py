@@ -149,6 +149,7 @@ def test_twenty_identical_requests_at_once_make_one_effect_and_identical_answers
 
 def test_a_first_request_is_never_told_it_is_its_own_duplicate(api, raw_client, uid):
     account = open_funded_ledger(api, raw_client, "alice", 10_000)
+    settle_all()  # 64 movements with the settlement off: as many as a ledger lets wait (limits.MAX_PENDING_ENTRIES)
     with ThreadPoolExecutor(max_workers=16) as pool:
         replies = list(pool.map(lambda i: _withdraw(api, account, 1, f"solo-{uid}-{i}"), range(64)))
     assert [r.status for r in replies] == [201] * 64

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ddbguard import limits
-from ddbguard.guards.settlement import ENTRIES_PER_TRANSACTION
+from ddbguard.guards import settlement as settlement_guard
 from ddbguard.store import keys
 from ddbguard.store.ids import time_sortable_id
 from ddbguard.store.schema import UNSETTLED_SHARD, UNSETTLED_SINCE
@@ -46,11 +46,14 @@ def settled_ledger(api, raw_client, sub: str) -> str:
     return account_id
 
 
-def test_settlement_off_for_many_movements_then_the_sweeper_settles_them(api, raw_client, uid):
+def test_settlement_off_for_many_movements_then_the_sweeper_settles_them(api, raw_client, uid, monkeypatch):
     sub = f"owner-{uid}"
+    # Smaller settlement transactions than DynamoDB allows, so the bound's worth of values takes three of them.
+    monkeypatch.setattr(settlement_guard, "ENTRIES_PER_TRANSACTION", 25)
     account_id = settled_ledger(api, raw_client, sub)
     settlement.settle_all()
-    movements = 2 * ENTRIES_PER_TRANSACTION + 12  # three settlement chunks
+    movements = limits.MAX_PENDING_ENTRIES  # as many as the bound lets wait
+    assert movements > 2 * settlement_guard.ENTRIES_PER_TRANSACTION  # three settlement transactions
     told = {}
     for index in range(movements):  # the stream's settlement is off: nothing drains it meanwhile
         reply = move(api, account_id, "deposits", index + 1, sub)
@@ -86,16 +89,27 @@ def test_conflicts_on_30_percent_of_settlement_writes_while_a_hot_ledger_takes_d
     drains: list[int] = []
     errors: list[str] = []
 
+    drained = threading.Condition()
+    behind: list[int] = []
+
     def settle_continuously() -> None:
         while not stop.is_set():
             try:
                 drains.append(settlement.settle_all())
             except Exception as error:  # a dead settler must fail the test, not go quiet
                 errors.append(repr(error))
+            with drained:
+                drained.notify_all()
             time.sleep(0.01)
 
     def deposit(index: int) -> tuple[str, int]:
-        reply = move(api, account_id, "deposits", 1 + index % 97, sub)
+        key = new_key()
+        reply = move(api, account_id, "deposits", 1 + index % 97, sub, key)
+        while reply.code == "settlement_behind":  # the ledger is at its bound: as a client does, retry later
+            behind.append(index)
+            with drained:
+                assert drained.wait(timeout=60), "the settlement stopped draining"
+            reply = move(api, account_id, "deposits", 1 + index % 97, sub, key)
         assert reply.status == 201, reply.json
         return reply.json["entryId"], reply.json["availableCentsAfter"]
 
@@ -108,6 +122,7 @@ def test_conflicts_on_30_percent_of_settlement_writes_while_a_hot_ledger_takes_d
         settler.join(timeout=60)
     assert errors == []
     assert conflicts.injected > 0 and conflicts.passed > 0, (conflicts.injected, conflicts.passed)
+    print(f"\nhot ledger under settlement conflicts: {len(behind)} of 300 deposits waited for the bound")
     snapshot = assert_ledger_invariants(raw_client, account_id)  # the last drain runs without faults
     expected = 1_000 + sum(1 + index % 97 for index in range(300))
     assert (snapshot.cleared, snapshot.available, len(snapshot.entries)) == (expected, expected, 301)

@@ -62,6 +62,7 @@ EXPECTED_STATUS = [
     (errors.InsufficientFunds(1, 2), 409),
     (errors.HoldSettled("h", "CAPTURED"), 409),
     (errors.BalanceNotZero("Money."), 409),
+    (errors.LedgerUnsettled("a", 2), 409),
     (errors.InvalidInput("Bad."), 422),
     (errors.IdempotencyKeyReused(), 422),
 ]

@@ -107,6 +107,21 @@ class BalanceNotZero(DomainError):
     code = "balance_not_zero"
 
 
+class LedgerUnsettled(DomainError):
+    """An emptied ledger still has movements whose values are being settled: deleting its balance now would lose
+    them. Refused, nothing written; the settlement finishes within seconds, so the client retries after
+    `retry_after_s` (and with the same Idempotency-Key, the retry decides afresh)."""
+
+    code = "ledger_unsettled"
+
+    def __init__(self, account_id: str, unsettled: int, retry_after_s: int = 5):
+        super().__init__(
+            f"Account {account_id} has {unsettled} movements still being settled; retry the delete shortly.",
+            extra={"unsettledMovements": unsettled},
+        )
+        self.retry_after_s = retry_after_s
+
+
 class InvalidInput(DomainError):
     """Well-formed but semantically invalid (e.g. a transfer to oneself)."""
 

@@ -31,9 +31,15 @@ UNIQUE_VALUE_RAW_MAX_CHARS: Final = EMAIL_MAX_BYTES
 DISPLAY_NAME_MAX_CHARS: Final = 100
 DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 bytes a character
 
-# Unsettled movements a ledger's balance may carry in `pending` (about 30 bytes each; the item limit is 400 KB).
-# A movement past it is refused (503 settlement_behind) before anything is written. Read at call time.
-MAX_PENDING_ENTRIES: Final = 5_000
+# Unsettled movements a ledger's balance may carry in `pending`. A movement rewrites the balance and is billed on
+# its size (1 write unit per started KB, twice in a transaction), so the bound is one of bytes: at most 35 bytes a
+# value (a 26-character entry id and a 14-digit amount), 64 of them keep the balance within 3 KB, so a movement's
+# write units stay within 2x of an idle ledger's however far settlement is behind
+# (tests/integration/test_pending_bound.py). A movement past it is refused (503 settlement_behind) before anything
+# is written. Read at call time.
+MAX_PENDING_ENTRIES: Final = 64
+# The balance item's size at the bound, at most (the same test checks it).
+MAX_BALANCE_BYTES: Final = 3 * 1024
 
 # Path parameters and client-chosen ids.
 RESOURCE_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"

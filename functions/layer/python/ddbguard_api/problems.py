@@ -24,6 +24,7 @@ STATUS_BY_ERROR: dict[type[domain.DomainError], int] = {
     domain.InsufficientFunds: 409,
     domain.HoldSettled: 409,
     domain.BalanceNotZero: 409,
+    domain.LedgerUnsettled: 409,
     domain.VersionConflict: 412,
     domain.InvalidInput: 422,
     domain.IdempotencyKeyReused: 422,
@@ -87,6 +88,8 @@ def from_domain_error(error: domain.DomainError) -> dict[str, Any]:
     headers = {}
     if isinstance(error, domain.VersionConflict) and isinstance(error.current.get("version"), int):
         headers["ETag"] = etag(error.current["version"])
+    if isinstance(error, domain.LedgerUnsettled):  # a conflict that resolves itself: say when to try again
+        headers["Retry-After"] = str(error.retry_after_s)
     return problem(
         status_of(error), error.code, error.detail, field_errors=error.errors, extra=error.extra, headers=headers
     )

@@ -5,8 +5,9 @@ username unique through lock items in the account's own transaction, the owner c
 expected version in every write's condition, refusals explained from the failed write (404 for
 absent or not yours, 412 with the current account, 409 naming every taken field), replays.
 What is the account's own: `displayName` is kept as written (NFC, trimmed), and no delete while
-the ledger holds money (409 `balance_not_zero`): the balance item's emptiness is a guard of the
-delete transaction, and an empty balance item goes with the account (its entries are kept).
+the ledger holds money (409 `balance_not_zero`) or waits for settlement (409 `ledger_unsettled`): the balance
+item's emptiness is a guard of the delete transaction, and an empty balance item goes with the account (its
+entries are kept, each with its value).
 
 Public account JSON: `accountId, email, username, displayName, version, createdAt, updatedAt`.
 `displayName` is null when the owner never gave one: the service does not invent a name (the
@@ -21,11 +22,11 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.normalize import clean_display_name
-from ddbguard.errors import BalanceNotZero
+from ddbguard.errors import BalanceNotZero, LedgerUnsettled
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CLEARED, HELD, PARTITION_KEY
+from ddbguard.store.schema import CLEARED, HELD, PARTITION_KEY, PENDING
 from ddbguard.store.shapes import Item
 
 
@@ -75,20 +76,28 @@ def update_account(
 
 
 def _ledger_is_empty() -> ConditionBase:
-    # No balance item, or one holding nothing: an empty balance item goes with the account.
-    return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0))
+    # No balance item, or one holding nothing and waiting for no settlement: an empty balance item goes with the
+    # account. Unsettled values live only on the balance (`pending`), so it must outlive them.
+    settled = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
 
 
 def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: RequestIdentity | None = None) -> None:
-    """Delete the account at the expected version, its locks and its empty balance item, in one transaction."""
+    """Delete the account at the expected version, its locks and its empty, settled balance item, in one
+    transaction. Refused while the ledger holds money (409 balance_not_zero) or while any of its movements is
+    unsettled (409 ledger_unsettled, Retry-After): the balance carries their values until the settlement moves them
+    onto their entries."""
 
-    def money_held(balance: Item | None) -> BalanceNotZero:
+    def not_empty(balance: Item | None) -> BalanceNotZero | LedgerUnsettled:
         balance = balance or {}
+        cleared, held = int(balance.get(CLEARED, 0)), int(balance.get(HELD, 0))
+        if cleared == 0 and held == 0:
+            return LedgerUnsettled(account_id, len(balance.get(PENDING) or {}))
         return BalanceNotZero(
             f"Account {account_id} still holds money; empty its ledger first.",
-            extra={CLEARED: int(balance.get(CLEARED, 0)), HELD: int(balance.get(HELD, 0))},
+            extra={CLEARED: cleared, HELD: held},
         )
 
     empty_balance = writes.delete(keys.balance_key(account_id), _ledger_is_empty())
-    checks = {"balance": (empty_balance, money_held)}
+    checks = {"balance": (empty_balance, not_empty)}
     operations.delete(ACCOUNT, account_id, owner_sub, expected, identity=identity, checks=checks)
