@@ -90,6 +90,7 @@ CUSTOM_METRICS = (
     "IdempotentReplay",
     "LockAuditFinding",
     "LockAuditUnrepaired",
+    "LockAuditUncoveredSegments",
     "PermanentStoreError",
     "SettlementBehind",
     "SettledEntries",

@@ -12,8 +12,6 @@ from typing import cast
 
 from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
 from aws_cdk import aws_dynamodb as dynamodb
-from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -126,28 +124,8 @@ class Functions(Construct):
             timeout_seconds=constants.AUDIT_TIMEOUT_SECONDS,
             reserved=settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY),
         )
-        # A run: the schedule's event makes the audit invoke itself once per Scan segment, and a segment short of
-        # time invokes itself with its continuation (functions/audit/audit_locks.py). As many segments as reserved
-        # executions, so a run never queues behind itself.
-        segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
-        self.audit_function.add_environment("AUDIT_SEGMENTS", str(segments))
-        # Its own policy, not the role's default one, which the function depends on: naming the function's ARN
-        # there would be a dependency cycle.
-        iam.Policy(
-            self,
-            "AuditLocksSelfInvokePolicy",
-            roles=[cast(iam.IRole, self.audit_function.role)],
-            statements=[
-                iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[self.audit_function.function_arn])
-            ],
-        )
-        self.audit_rule = events.Rule(
-            self,
-            "AuditLocksSchedule",
-            description="Runs the uniqueness-lock audit once a day",
-            schedule=events.Schedule.cron(minute=constants.AUDIT_SCHEDULE_MINUTE, hour=constants.AUDIT_SCHEDULE_HOUR),
-            targets=[targets.LambdaFunction(self.audit_function, retry_attempts=2)],
-        )
+        # A run is the Step Functions state machine of infra/audit.py: it invokes this function once per step of
+        # each Scan segment; the function itself invokes nothing.
 
         # The table's stream -> the settlement (functions/streams/settle_entries.py): exact availableCentsAfter onto
         # each new entry, off the request's critical path. Partial batch responses: a failed record is retried alone.

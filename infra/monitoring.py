@@ -293,18 +293,21 @@ class Monitoring(Construct):
                     **once,
                 )
             }
+        # A batch job's faults and throttles are retried by its own run and its coverage alarms on what stays
+        # missed: a Warning. What it finds that needs a person alarms on its own (LockAuditUnrepaired).
+        severity = WARNING if scheduled else CRITICAL
         self.facade.monitor_lambda_function(
             lambda_function=function,
             human_readable_name=f"Function {name}",
             alarm_friendly_name=name,
             latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
             add_fault_count_alarm={
-                CRITICAL: mc.ErrorCountThreshold(
+                severity: mc.ErrorCountThreshold(
                     max_error_count=settings.number(self, settings.FUNCTION_ERRORS), **once
                 )
             },
             add_throttles_count_alarm={
-                CRITICAL: mc.ErrorCountThreshold(
+                severity: mc.ErrorCountThreshold(
                     max_error_count=settings.number(self, settings.FUNCTION_THROTTLES), **once
                 )
             },

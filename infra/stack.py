@@ -9,8 +9,9 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants, environments
+from infra import constants, environments, settings
 from infra.api import Api
+from infra.audit import LockAuditRun
 from infra.auth import Auth
 from infra.functions import Functions
 from infra.monitoring import Monitoring
@@ -27,6 +28,9 @@ class DdbguardStack(Stack):
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
         self.settlement = Settlement(self, "Settlement", functions=self.functions)
+        # As many segments as the audit's reserved executions: the run's Map never asks for more at once.
+        segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
+        self.audit = LockAuditRun(self, "LockAudit", worker=self.functions.audit_function, segments=segments)
         self.api = Api(self, "Api", routes=self.functions.routes, user_pool=self.auth.user_pool)
         self.monitoring = Monitoring(
             self,
@@ -41,6 +45,7 @@ class DdbguardStack(Stack):
             route_concurrency_ceiling=self.api.throttle.route_concurrency_ceiling(constants.FUNCTION_TIMEOUT_SECONDS),
         )
         self.settlement.monitor(self.monitoring)
+        self.audit.monitor(self.monitoring)
 
         CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL of the v1 stage")
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
@@ -56,6 +61,7 @@ class DdbguardStack(Stack):
                 description="Point the custom domain's DNS (CNAME or alias) here",
             )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
+        CfnOutput(self, "AuditStateMachineArn", value=self.audit.state_machine.state_machine_arn)
         CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
 
 

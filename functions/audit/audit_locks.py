@@ -1,8 +1,12 @@
-"""Scheduled lock audit (EventBridge, daily; not an API route): find and safely repair broken uniqueness locks.
+"""Lock audit segment worker, run by the audit's Step Functions state machine (infra/audit.py; not an API route).
 
-The schedule's event starts a run: this function invokes itself asynchronously once per Scan segment
-(`AUDIT_SEGMENTS`). Each segment invocation audits pages until its time runs short, then invokes itself with the
-continuation (ddbguard.domain.audit_scan), so no invocation outlives its timeout whatever the table's size.
+A run is a Distributed Map over Scan segments. Each segment is a loop in its own child execution: this function
+audits pages from the segment's checkpoint (`startKey`) until the segment is done or its time runs short, and
+returns the next checkpoint; the state machine invokes it again from there (ddbguard.domain.audit_scan). So no
+invocation outlives its timeout whatever the table's size, no function invokes another (nothing for Lambda's
+recursive-loop detection to stop), and a failed invocation is retried by the state machine from the last
+checkpoint, not from the segment's start. A segment that still fails ends as not covered; the run's last step
+(`{"segments": [...]}`) emits `LockAuditUncoveredSegments`, which alarms when a run did not cover the whole table.
 
 Each finding is logged with its value and lock key as keyed hashes (ddbguard.pseudonyms), never the email or
 username itself; nothing the audit returns reaches the trace. `LockAuditFinding` and `LockAuditUnrepaired` counts
@@ -10,43 +14,26 @@ go to CloudWatch from every invocation, so an alarm can fire when a finding coul
 claiming one value).
 """
 
-import json
-import os
 from typing import Any
-
-import boto3
 
 import routes
 from ddbguard.domain import audit_scan
 from ddbguard.domain.pseudonyms import Pseudonyms
 from ddbguard.observability import MetricName, count, logger, metrics, tracer
 
-DEFAULT_SEGMENTS = 4
-# Leave this much of the invocation's time for the last page, the metrics and the next invocation.
+# Leave this much of the invocation's time for the last page and the metrics.
 RESERVE_SECONDS = 30.0
 
 
-def _invoke_self(context: Any, event: dict[str, Any]) -> None:
-    """Asynchronously: the caller does not wait, and Lambda retries a throttled or failed start by itself."""
-    boto3.client("lambda").invoke(
-        FunctionName=context.invoked_function_arn, InvocationType="Event", Payload=json.dumps(event).encode()
-    )
-
-
-def _start_run(context: Any) -> dict[str, Any]:
-    segments = int(os.environ.get("AUDIT_SEGMENTS") or DEFAULT_SEGMENTS)
-    for segment in range(segments):
-        _invoke_self(context, audit_scan.Continuation(segment, segments).as_event())
-    logger.info("lock audit started", extra={"segments": segments})
-    return {"segments": segments}
-
-
-def _audit(where: audit_scan.Continuation, context: Any) -> dict[str, Any]:
+def _audit(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    where = audit_scan.Continuation.from_event(event)
+    max_pages = event.get("maxPages")
     result = audit_scan.audit_segment(
         where,
         repair=True,
         seconds_left=lambda: context.get_remaining_time_in_millis() / 1000,
         reserve_s=RESERVE_SECONDS,
+        max_pages=int(max_pages) if max_pages else None,
         entities=routes.ENTITIES,
     )
     pseudonyms = Pseudonyms()
@@ -54,16 +41,20 @@ def _audit(where: audit_scan.Continuation, context: Any) -> dict[str, Any]:
         logger.warning("lock audit finding", extra=pseudonyms.finding(finding))
     count(MetricName.LOCK_AUDIT_FINDING, len(result.report.findings))
     count(MetricName.LOCK_AUDIT_UNREPAIRED, len(result.report.unrepaired))
-    if result.next is not None:
-        _invoke_self(context, result.next.as_event())
-    summary = {
-        **result.report.summary(),
-        "segment": where.segment,
-        "totalSegments": where.total_segments,
-        "pages": result.pages,
-        "continued": result.next is not None,
-    }
-    logger.info("lock audit segment done", extra=summary)
+    summary = {**result.report.summary(), "pages": result.pages, "continued": result.next is not None}
+    logger.info("lock audit step done", extra={**summary, "segment": where.segment})
+    checkpoint = result.next.as_event() if result.next is not None else {**where.as_event(), "startKey": None}
+    # What the state machine passes to the segment's next step (or ends the loop on): the checkpoint, and whether
+    # the segment is done; the counts are for the execution history.
+    return {**checkpoint, **({"maxPages": max_pages} if max_pages else {}), "done": result.next is None, **summary}
+
+
+def _report(segments: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's coverage: a segment not done (its steps kept failing) leaves part of the table unaudited."""
+    uncovered = sorted(int(s["segment"]) for s in segments if not s.get("done"))
+    count(MetricName.LOCK_AUDIT_UNCOVERED_SEGMENTS, len(uncovered))
+    summary = {"segments": len(segments), "uncoveredSegments": uncovered, "wholeTableCovered": not uncovered}
+    (logger.warning if uncovered else logger.info)("lock audit run done", extra=summary)
     return summary
 
 
@@ -71,9 +62,9 @@ def _audit(where: audit_scan.Continuation, context: Any) -> dict[str, Any]:
 @tracer.capture_lambda_handler(capture_response=False, capture_error=False)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
-        if "segment" not in (event or {}):
-            return _start_run(context)
-        return _audit(audit_scan.Continuation.from_event(event), context)
+        if "segments" in (event or {}):
+            return _report(list(event["segments"]))
+        return _audit(event, context)
     finally:
         if metrics.metric_set:
             metrics.flush_metrics()

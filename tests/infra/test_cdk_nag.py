@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 _MOCKS = {f"Api/RestApi/Default{path}/ANY" for path in {route.path for route in ROUTES}}
 APIGW_LOGS_POLICY = "arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"
 FUNCTION_IDS = [route.construct_id for route in ROUTES] + ["AuditLocks", "SettleEntries", "SweepPending"]
+AUDIT_RUN_POLICY = "LockAudit/StateMachine/Role/DefaultPolicy"
+_AUDIT_EXECUTIONS = (
+    "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:"
+    '{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"LockAuditStateMachine2B1A1AA5"}]}]}'
+)
 # Rule id -> construct paths (relative to the stack) where it is acknowledged: each on the one resource its finding
 # is about, never on a parent construct, so the same finding on anything new stays open and fails synthesis.
 EXPECTED_ACKNOWLEDGMENTS = {
@@ -31,7 +36,12 @@ EXPECTED_ACKNOWLEDGMENTS = {
     "AwsSolutions-COG8": {"Auth/UserPool"},
     f"AwsSolutions-IAM4[Policy::{APIGW_LOGS_POLICY}]": {"Api/RestApi/CloudWatchRole"},
     "AwsSolutions-IAM5[Resource::*]": {f"Functions/{name}TracingPolicy" for name in FUNCTION_IDS}
-    | {"Functions/SettleEntriesStreamPolicy"},
+    | {"Functions/SettleEntriesStreamPolicy", AUDIT_RUN_POLICY},
+    # The grants Step Functions makes for the lock audit's run (infra/audit.py): its worker's versions, and the
+    # Distributed Map's own child executions.
+    "AwsSolutions-IAM5[Resource::<FunctionsAuditLocksFunction594558F0.Arn>:*]": {AUDIT_RUN_POLICY},
+    f"AwsSolutions-IAM5[Resource::{_AUDIT_EXECUTIONS}:*]": {"LockAudit/StateMachine/DistributedMapPolicy"},
+    f"AwsSolutions-IAM5[Resource::{_AUDIT_EXECUTIONS}/*:*]": {"LockAudit/StateMachine/DistributedMapPolicy"},
     "AwsSolutions-L1": {f"Functions/{name}Function" for name in FUNCTION_IDS},
     "AwsSolutions-SQS3": {"Settlement/SettlementFailures"},
 }

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
-from aws_cdk.assertions import Match, Template
 
 from infra import constants
 from infra.settlement import SWEEPER_HANDLER
@@ -76,25 +76,23 @@ def test_every_function_logs_to_its_own_retained_for_a_month_log_group(synth: Sy
         assert synth.resources[log_group]["Properties"]["RetentionInDays"] == 30
 
 
-def test_audit_runs_daily_on_a_schedule(synth: Synth) -> None:
-    audit_id, _props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
+def test_audit_runs_daily_as_a_state_machine_started_by_a_schedule(synth: Synth) -> None:
+    (machine_id,) = synth.of_type("AWS::StepFunctions::StateMachine")
     (rule,) = [
         rule
         for rule in synth.of_type("AWS::Events::Rule").values()
-        if rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [audit_id, "Arn"]}
+        if rule["Properties"]["Targets"][0]["Arn"] == {"Ref": machine_id}
     ]
     assert rule["Properties"]["ScheduleExpression"] == "cron(17 3 * * ? *)"
-    assert rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [audit_id, "Arn"]}
+    segments = json.loads(rule["Properties"]["Targets"][0]["Input"])["segments"]
+    assert segments == [{"segment": n, "totalSegments": len(segments)} for n in range(len(segments))]
 
 
-def test_eventbridge_may_invoke_the_audit(template: Template, synth: Synth) -> None:
+def test_nothing_but_the_state_machine_invokes_the_audit(synth: Synth) -> None:
     audit_id, _props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
-    template.has_resource_properties(
-        "AWS::Lambda::Permission",
-        {
-            "Action": "lambda:InvokeFunction",
-            "FunctionName": {"Fn::GetAtt": [audit_id, "Arn"]},
-            "Principal": "events.amazonaws.com",
-            "SourceArn": Match.any_value(),
-        },
-    )
+    permissions = [
+        p["Properties"]
+        for p in synth.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["FunctionName"] == {"Fn::GetAtt": [audit_id, "Arn"]}
+    ]
+    assert permissions == []  # no resource policy: EventBridge starts the state machine, not the function

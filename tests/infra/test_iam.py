@@ -119,6 +119,12 @@ def test_table_access_is_scoped_to_the_table(synth: Synth) -> None:
             if actions & STREAM_ACTIONS:  # the settlement's event source mapping reads the table's stream
                 assert actions <= STREAM_ACTIONS, statement
                 assert synth.as_list(statement["Resource"]) in ([{"Fn::GetAtt": [table_id, "StreamArn"]}], ["*"])
+            elif synth.index_patterns(statement):  # a Query of a secondary index: that index of this table only
+                table_arn = {"Fn::GetAtt": [table_id, "Arn"]}
+                indexes = sorted(synth.index_patterns(statement))
+                assert synth.as_list(statement["Resource"]) == [
+                    {"Fn::Join": ["", [table_arn, f"/{pattern}"]]} for pattern in indexes
+                ]
             elif any(action.startswith("dynamodb:") for action in actions):
                 assert synth.as_list(statement["Resource"]) == [{"Fn::GetAtt": [table_id, "Arn"]}]
 

@@ -61,6 +61,8 @@ def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, in
     suffix = name.removeprefix(f"{constants.STACK_ID}-")
     if suffix.startswith("Integrity-LockAudit"):
         return 0, 1, 1, LOCK_AUDIT_PERIOD_S
+    if suffix.startswith("LockAuditCoverage-"):  # one run a day reports it
+        return 0, 1, 1, 86_400
     if suffix == f"{settlement_infra.ALARM_GROUP}-OldestUnsettled-Critical":  # one datapoint per sweep
         evaluation = (
             settlement_infra.OLDEST_UNSETTLED_EVALUATION_PERIODS,
@@ -79,8 +81,8 @@ def _expected(synth: Synth, name: str, alarm: dict[str, Any]) -> tuple[float, in
         (r"^Integrity-TransactionRetry-Warning$", ctx["transactionRetryCount"]),
         (rf"^{settlement_infra.ALARM_GROUP}-IteratorAge-Critical$", settlement_infra.ITERATOR_AGE_MS),
         (rf"^{settlement_infra.ALARM_GROUP}-FailureQueue-Critical$", 0),
-        (r"^[A-Za-z]+-Fault-Count-Critical$", ctx["functionErrorCount"]),
-        (r"^[A-Za-z]+-Throttled-Count-Critical$", ctx["functionThrottleCount"]),
+        (r"^[A-Za-z]+-Fault-Count-(Critical|Warning)$", ctx["functionErrorCount"]),
+        (r"^[A-Za-z]+-Throttled-Count-(Critical|Warning)$", ctx["functionThrottleCount"]),
         (r"^[A-Za-z]+-Running-Tasks-High-Warning$", ctx["functionConcurrentExecutions"]),
     ]
     for pattern, threshold in rules:
@@ -127,6 +129,21 @@ def test_an_unrepaired_lock_audit_finding_alarms_on_the_first_occurrence(synth: 
         "Dimensions": [{"Name": "service", "Value": "ddbguard"}],
     }
     assert (alarm["Threshold"], alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (0, 1, 1)
+
+
+def test_only_an_unrepaired_finding_of_the_audit_is_critical(synth: Synth) -> None:
+    critical = [
+        name for name in _alarms(synth) if name.endswith("-Critical") and ("AuditLocks" in name or "LockAudit" in name)
+    ]
+    assert critical == [f"{constants.STACK_ID}-Integrity-LockAuditUnrepaired-Critical"]
+
+
+def test_a_run_that_did_not_cover_the_whole_table_warns_also_when_it_did_not_report(synth: Synth) -> None:
+    alarm = _alarms(synth)[f"{constants.STACK_ID}-LockAuditCoverage-Uncovered-Warning"]
+    (stat,) = _metric_stats(alarm)
+    assert stat["Metric"]["MetricName"] == "LockAuditUncoveredSegments"
+    assert (alarm["Threshold"], alarm["EvaluationPeriods"], alarm["DatapointsToAlarm"]) == (0, 1, 1)
+    assert alarm["TreatMissingData"] == "breaching" and stat["Period"] == 86_400
 
 
 def test_a_repaired_lock_audit_finding_pages_nobody(synth: Synth) -> None:
@@ -186,7 +203,10 @@ def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Sy
             assert f"{constants.STACK_ID}-Api{route.construct_id}-{kind}" in names
     function_names = [route.construct_id for route in ROUTES] + ["AuditLocks", "SettleEntries"]
     for name in function_names:
-        for kind in ("Fault-Count-Critical", "Throttled-Count-Critical", "Latency-P99-Warning"):
+        # The audit is a batch job: its faults and throttles are retried by its run and warn; it pages only for
+        # an unrepaired finding.
+        severity = "Warning" if name == "AuditLocks" else "Critical"
+        for kind in (f"Fault-Count-{severity}", f"Throttled-Count-{severity}", "Latency-P99-Warning"):
             assert f"{constants.STACK_ID}-{name}-{kind}" in names
     # Concurrency warns for the route functions; settlement and the audit have reserved concurrency, which they
     # cannot exceed (running out shows as throttles, which alarm).

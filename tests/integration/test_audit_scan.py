@@ -1,80 +1,127 @@
-"""The lock audit at scale: parallel Scan segments, each resumable, and the scheduled handler that fans a run out
-and passes continuations on by invoking itself (here a local stand-in for Lambda's asynchronous invoke).
+"""The lock audit at scale: parallel Scan segments, each resumable from its checkpoint, driven as the deployed Step
+Functions state machine drives the segment worker (local.audit_run: same worker, same retry and loop rules).
+
+No function invokes another, so a segment of any length is a loop of the state machine, never a recursion chain:
+a chain far past the 16 invocations at which Lambda's recursive-loop detection would stop one completes. A step
+that fails is retried from its checkpoint; a segment whose steps keep failing is reported as not covered, and the
+next run covers it.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ddbguard.domain import audit_scan, lock_audit
+from ddbguard.domain import accounts, audit_scan, lock_audit
 from ddbguard.domain.lock_audit import MISSING_LOCK, ORPHAN_LOCK
+from ddbguard.errors import Busy
+from local import audit_run
 from local.invocation import running
-from local.lambda_context import LambdaContext
 from tests.integration.test_lock_audit import _problems, _seed_broken_table, audit_table  # noqa: F401 - fixture
 
 EXPECTED_PROBLEMS = {ORPHAN_LOCK: 2, MISSING_LOCK: 1}
 
 
-def _run_handler_chain(monkeypatch: pytest.MonkeyPatch, *, timeout_s: float, reserve_s: float) -> list[dict]:
-    """Run the scheduled event, then every invocation it (and its successors) asked for, as Lambda would."""
-    import audit.audit_locks as function
-
-    queued: deque[dict[str, Any]] = deque()
-    monkeypatch.setattr(function, "_invoke_self", lambda _context, event: queued.append(event))
-    monkeypatch.setattr(function, "RESERVE_SECONDS", reserve_s)
-    monkeypatch.setenv("AUDIT_SEGMENTS", "3")
-    context = LambdaContext(function_name="ddbguard-audit-locks", timeout_s=timeout_s)
-    with running("audit_locks"):
-        started = function.handler({"source": "aws.events"}, context)
-        assert started == {"segments": 3}
-        summaries = []
-        while queued:
-            summaries.append(function.handler(queued.popleft(), LambdaContext("ddbguard-audit-locks", timeout_s)))
-    return summaries
+def _by_problem(run: audit_run.RunReport) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for segment in run.segments:
+        for result in segment.results:
+            for problem, n in (result.get("byProblem") or {}).items():
+                found[problem] = found.get(problem, 0) + n
+    return found
 
 
-def test_scheduled_handler_fans_out_repairs_and_reports_counts(audit_table, raw_client, uid, monkeypatch):  # noqa: F811
+def _small_pages(monkeypatch: pytest.MonkeyPatch, fail_on: set[int] | None = None) -> list[int]:
+    """Scan pages of one item; the calls numbered in `fail_on` (from 1) raise Busy, as a throttled Scan would."""
+    calls: list[int] = []
+    scan = audit_scan.scan_segment_page
+
+    def one_item_pages(*args: Any, **kwargs: Any) -> Any:
+        calls.append(len(calls) + 1)
+        if fail_on and calls[-1] in fail_on:
+            raise Busy("throttled (injected)")
+        return scan(*args, **{**kwargs, "page_size": 1})
+
+    monkeypatch.setattr(audit_scan, "scan_segment_page", one_item_pages)
+    return calls
+
+
+def test_a_run_fans_out_repairs_and_reports_the_whole_table_covered(audit_table, raw_client, uid):  # noqa: F811
     _seed_broken_table(raw_client, audit_table, uid)
-    summaries = _run_handler_chain(monkeypatch, timeout_s=300, reserve_s=30)
-    assert sorted(s["segment"] for s in summaries) == [0, 1, 2]  # one invocation per segment: time was ample
-    assert sum(s["findings"] for s in summaries) == 3
-    assert sum(s["repaired"] for s in summaries) == 3
-    assert sum(s["unrepaired"] for s in summaries) == 0
-    by_problem: dict[str, int] = {}
-    for summary in summaries:
-        for problem, n in summary["byProblem"].items():
-            by_problem[problem] = by_problem.get(problem, 0) + n
-    assert by_problem == EXPECTED_PROBLEMS
+    run = audit_run.run_audit(3)
+    assert [segment.steps for segment in run.segments] == [1, 1, 1]  # time was ample: one step per segment
+    assert run.total("findings") == run.total("repaired") == 3 and run.total("unrepaired") == 0
+    assert _by_problem(run) == EXPECTED_PROBLEMS
+    assert run.summary == {"segments": 3, "uncoveredSegments": [], "wholeTableCovered": True}
     assert lock_audit.audit_locks().clean
 
 
-def test_a_segment_short_of_time_continues_in_a_new_invocation_and_misses_nothing(
+def test_a_segment_of_more_than_16_steps_completes_and_misses_nothing(audit_table, raw_client, uid, monkeypatch):  # noqa: F811
+    _seed_broken_table(raw_client, audit_table, uid)
+    for index in range(8):  # 24 more audited items: 8 accounts and their 16 locks
+        accounts.create_account("carol", email=f"c{index}@{uid}.io", username=f"c{index}_{uid}")
+    _small_pages(monkeypatch)
+    run = audit_run.run_audit(1, max_pages=1)  # one page of one item per step
+    (segment,) = run.segments
+    assert segment.steps > 16 and segment.done, segment.steps
+    assert run.summary["wholeTableCovered"] is True
+    assert run.total("accountsScanned") == 10 and run.total("findings") == 3
+    assert lock_audit.audit_locks().clean
+
+
+def test_a_failed_step_is_retried_from_its_checkpoint(audit_table, raw_client, uid, monkeypatch):  # noqa: F811
+    _seed_broken_table(raw_client, audit_table, uid)
+    sequential = lock_audit.audit_locks()
+    calls = _small_pages(monkeypatch, fail_on={3, 4})  # the third step fails twice, then goes through
+    run = audit_run.run_audit(1, max_pages=1)
+    (segment,) = run.segments
+    assert segment.failed_attempts == 2 and segment.done and len(calls) == segment.steps + 2
+    # Resumed from the checkpoint: every item audited once, nothing skipped, nothing twice (plus bob's email lock,
+    # re-created by the repair, when a later page of the run reaches it).
+    assert run.total("locksScanned") in (sequential.locks_scanned, sequential.locks_scanned + 1)
+    assert run.total("accountsScanned") == sequential.accounts_scanned
+    assert run.summary["wholeTableCovered"] is True
+
+
+def test_a_segment_failing_midway_is_reported_uncovered_and_the_next_run_covers_it(
     audit_table,  # noqa: F811
     raw_client,
     uid,
     monkeypatch,
 ):
     _seed_broken_table(raw_client, audit_table, uid)
-    monkeypatch.setattr(audit_scan, "scan_segment_page", _small_pages(audit_scan.scan_segment_page))
-    # Every invocation is always short of time: each audits one page, then hands the rest on.
-    summaries = _run_handler_chain(monkeypatch, timeout_s=10, reserve_s=60)
-    assert any(s["continued"] for s in summaries)
-    assert all(s["pages"] == 1 for s in summaries)
-    # ada's, bob's username, ghost, former; plus bob's re-created email lock when a later page of the run reaches it
-    assert sum(s["locksScanned"] for s in summaries) in (4 + 1, 4 + 2)
-    assert sum(s["accountsScanned"] for s in summaries) == 2
-    assert sum(s["findings"] for s in summaries) == 3
+    # The third step of the segment fails on every attempt: the segment ends after two pages.
+    calls = _small_pages(monkeypatch, fail_on=set(range(3, 3 + audit_run.STEP_ATTEMPTS)))
+    first = audit_run.run_audit(1, max_pages=1)
+    assert first.summary == {"segments": 1, "uncoveredSegments": [0], "wholeTableCovered": False}
+    assert first.segments[0].steps == 2 and first.total("findings") < 3
+    assert not lock_audit.audit_locks().clean  # what the failed segment did not reach is still broken
+
+    monkeypatch.undo()
+    calls.clear()
+    second = audit_run.run_audit(1)
+    assert second.summary["wholeTableCovered"] is True
     assert lock_audit.audit_locks().clean
 
 
-def _small_pages(scan: Any) -> Any:
-    def one_item_pages(*args: Any, **kwargs: Any) -> Any:
-        return scan(*args, **{**kwargs, "page_size": 1})
+def test_the_worker_invokes_nothing(audit_table, raw_client, uid, monkeypatch):  # noqa: F811
+    """No Lambda client anywhere in the worker: its loop is the state machine's, so no recursion chain exists."""
+    import audit.audit_locks as worker
 
-    return one_item_pages
+    source = Path(worker.__file__).read_text(encoding="utf-8")
+    assert "boto3" not in source and "invoke(" not in source
+    _seed_broken_table(raw_client, audit_table, uid)
+    with running("audit_locks"):
+        step = worker.handler({"segment": 0, "totalSegments": 1, "startKey": None}, _context())
+    assert step["done"] is True and step["startKey"] is None and step["findings"] == 3
+
+
+def _context() -> Any:
+    from local.lambda_context import LambdaContext
+
+    return LambdaContext(function_name="ddbguard-audit-locks", timeout_s=300)
 
 
 @pytest.mark.parametrize("segments", [1, 2, 5])

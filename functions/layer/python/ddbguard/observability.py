@@ -27,6 +27,7 @@ class MetricName:
     REPLAY = "IdempotentReplay"
     LOCK_AUDIT_FINDING = "LockAuditFinding"
     LOCK_AUDIT_UNREPAIRED = "LockAuditUnrepaired"
+    LOCK_AUDIT_UNCOVERED_SEGMENTS = "LockAuditUncoveredSegments"
     PERMANENT_STORE_ERROR = "PermanentStoreError"
     SETTLEMENT_BEHIND = "SettlementBehind"
     SETTLED_ENTRIES = "SettledEntries"

@@ -4,9 +4,10 @@ A run is `total_segments` segments. Each segment is scanned page by page and eve
 `lock_audit.audit_page`; when the time left runs short, the segment stops after a whole page and returns a
 `Continuation` (segment, total, the Scan's own LastEvaluatedKey) that the next invocation resumes from. So one
 invocation never outlives its timeout, memory stays flat (one page and the findings), and the work spreads over
-as many concurrent invocations as there are segments. The deployed audit (functions/audit/audit_locks.py)
-fans the segments out and passes continuations on by invoking itself; `audit_in_parallel` runs a whole run in
-threads of one process (local tools, the benchmark).
+as many concurrent invocations as there are segments. Deployed, a Step Functions state machine (infra/audit.py)
+fans the segments out with a Distributed Map and loops each segment's continuations through the segment worker
+(functions/audit/audit_locks.py), keeping the continuation as its checkpoint; `audit_in_parallel` runs a whole run
+in threads of one process (local tools, the benchmark).
 """
 
 from __future__ import annotations
@@ -59,9 +60,11 @@ def audit_segment(
     seconds_left: Callable[[], float] = lambda: float("inf"),
     reserve_s: float = PAGE_SECONDS_RESERVE,
     page_size: int = 1000,
+    max_pages: int | None = None,
     entities: Sequence[Entity] | None = None,
 ) -> SegmentResult:
-    """Audit one segment from `where`, page by page, until it is done or fewer than `reserve_s` seconds are left."""
+    """Audit one segment from `where`, page by page, until it is done, fewer than `reserve_s` seconds are left, or
+    `max_pages` pages were audited."""
     audited = lock_audit.audited_entities(entities)
     report = AuditReport()
     start_key, pages = where.start_key, 0
@@ -77,7 +80,7 @@ def audit_segment(
         pages += 1
         if start_key is None:
             return SegmentResult(report, pages, None)
-        if seconds_left() < reserve_s:
+        if seconds_left() < reserve_s or (max_pages is not None and pages >= max_pages):
             return SegmentResult(report, pages, Continuation(where.segment, where.total_segments, start_key))
 
 
