@@ -603,6 +603,28 @@ def _growth_section(api, ddb, raw, settler, args) -> str:
     balance = raw.get_item(TableName=TABLE, Key={"PK": {"S": f"ACCT#{waiting}"}, "SK": {"S": "BALANCE"}})["Item"]
     settler.drain()
 
+    # What each thing keeps: a signed-up account with its open ledger, a settled deposit, an order (all keyed).
+    routes = calls.DdbguardRoutes(api, None, settler.drain)
+    account = routes.funded(0, sub=sub)
+    settler.drain()
+    everything = races._scan(raw, TABLE)
+    kept_account = [i for i in everything if account in json.dumps(i) and not i["SK"]["S"].startswith("TXN#")]
+    kept_account = [i for i in kept_account if not i["PK"]["S"].startswith("REQ#")]
+    deposit_key = str(uuid.uuid4())
+    reply = api.post(f"/accounts/{account}/ledger/deposits", {"amountCents": 500}, sub=sub, idempotency_key=deposit_key)
+    assert reply.status == 201, reply.json
+    order_id = routes.order(account, sub=sub)
+    settler.drain()
+    everything = races._scan(raw, TABLE)
+    kept_entry = [i for i in everything if reply.json["entryId"] in i["SK"]["S"]]
+    kept_marker = [i for i in everything if i["PK"]["S"].startswith("REQ#") and reply.json["entryId"] in json.dumps(i)]
+    kept_order = [i for i in everything if i["SK"]["S"] == "ORDER" and order_id in json.dumps(i)]
+    kept = [
+        growth.stored_bytes("account (profile, 2 locks, owner list, empty balance)", kept_account),
+        growth.stored_bytes("money movement (entry + request marker)", kept_entry + kept_marker),
+        growth.stored_bytes("order (1 line)", kept_order),
+    ]
+
     sweeps, audits = [], []
     for size in sizes:
         table = f"ddbguard-growth-{size}"
@@ -670,10 +692,17 @@ def _growth_section(api, ddb, raw, settler, args) -> str:
             for a in audits
         ],
     )
+    kept_table = results.table(
+        ["what", "items", "bytes (names + values)", "bytes billed (+100 per item)"],
+        [[k.what, ", ".join(k.items), k.raw_bytes, k.billed_bytes] for k in kept],
+    )
     return "\n\n".join(
         [
             "## 8. Cost against size",
             " ".join(growth.__doc__.split()),
+            "### Bytes each thing keeps",
+            "Real items written by the handlers (after the settlement ran), sized by DynamoDB's rules.",
+            kept_table,
             "### What one sweep reads",
             f"Tables seeded with settled ledger entries and request markers (cloned from real ones) and "
             f"{growth.WAITING_BALANCES} balances waiting for settlement. The sweeper queries the sparse index of "

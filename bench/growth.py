@@ -114,6 +114,26 @@ def using_table(table: str) -> Iterator[None]:
         os.environ["TABLE_NAME"] = before
 
 
+# --- bytes each thing keeps ------------------------------------------------------------------------------------
+
+# DynamoDB bills storage per item as its attribute names and values plus 100 bytes of index overhead.
+ITEM_OVERHEAD = 100
+
+
+@dataclass(frozen=True)
+class StoredBytes:
+    what: str
+    items: list[str]  # item kinds, by key prefix
+    raw_bytes: int
+    billed_bytes: int  # with the per-item overhead
+
+
+def stored_bytes(what: str, items: list[dict[str, Any]]) -> StoredBytes:
+    kinds = sorted(f"{item['PK']['S'].split('#', 1)[0]}#/{item['SK']['S'].split('#', 1)[0]}" for item in items)
+    raw = sum(item_size(item) for item in items)
+    return StoredBytes(what, kinds, raw, raw + ITEM_OVERHEAD * len(items))
+
+
 # --- the sweeper ----------------------------------------------------------------------------------------------
 
 
