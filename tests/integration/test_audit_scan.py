@@ -93,16 +93,22 @@ def test_a_segment_failing_midway_is_reported_uncovered_and_the_next_run_covers_
 ):
     _seed_broken_table(raw_client, audit_table, uid)
     # The third step of the segment fails on every attempt: the segment ends after two pages.
+    full_pages = audit_scan.scan_segment_page
     calls = _small_pages(monkeypatch, fail_on=set(range(3, 3 + audit_run.STEP_ATTEMPTS)))
     first = audit_run.run_audit(1, max_pages=1)
     assert first.summary == {"segments": 1, "uncoveredSegments": [0], "wholeTableCovered": False}
-    assert first.segments[0].steps == 2 and first.total("findings") < 3
-    assert not lock_audit.audit_locks().clean  # what the failed segment did not reach is still broken
+    seen_first = first.total("locksScanned") + first.total("accountsScanned")
+    assert first.segments[0].steps == 2 and seen_first <= 2  # two pages of one item read, then the failure
 
-    monkeypatch.undo()
+    monkeypatch.setattr(audit_scan, "scan_segment_page", full_pages)  # the fault is gone
     calls.clear()
+    remaining = lock_audit.audit_locks()  # what the table holds now (report only; the first run repaired some)
     second = audit_run.run_audit(1)
     assert second.summary["wholeTableCovered"] is True
+    # The next run reads the whole table again: the part the failed segment never reached included.
+    assert second.total("locksScanned") == remaining.locks_scanned
+    assert second.total("accountsScanned") == remaining.accounts_scanned
+    assert remaining.locks_scanned + remaining.accounts_scanned > seen_first
     assert lock_audit.audit_locks().clean
 
 

@@ -157,7 +157,7 @@ def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_clie
 
     def settle_meanwhile() -> None:
         # As deployed (and under `make run`): the stream's settlement follows the movements, it does not wait.
-        while not stop.wait(0.5):
+        while not stop.wait(0.05):
             settlement.settle_all()
 
     reading = threading.Thread(target=reader, daemon=True)
@@ -175,6 +175,9 @@ def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_clie
     assert len(outcomes) == BANK_OPS
     allowed = {("deposit", 201, None), ("withdrawal", 201, None), ("withdrawal", 409, "insufficient_funds")}
     allowed |= {("transfer", 201, None), ("transfer", 409, "insufficient_funds")}
+    # A ledger whose settlement is behind by its bound refuses before writing anything (a loaded machine can
+    # slow the local settlement that much); a refusal moves no money, so the totals below still hold.
+    allowed |= {(kind, 503, "settlement_behind") for kind in ("deposit", "withdrawal", "transfer")}
     assert set(outcomes) <= allowed, set(outcomes) - allowed
     assert read_failures == []
     assert len(reads) >= 10
