@@ -15,7 +15,7 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from infra import constants, settings
+from infra import constants, naming, settings
 from infra.functions import RouteFunction
 from routes import gateway_problem_body
 
@@ -249,7 +249,7 @@ class Api(Construct):
         self.rest_api = apigw.RestApi(
             self,
             "RestApi",
-            rest_api_name=constants.API_NAME,
+            rest_api_name=naming.api_name(self),
             description="ddbguard: data-integrity patterns on DynamoDB",
             endpoint_types=[apigw.EndpointType.REGIONAL],
             # The execute-api endpoint accepts TLS 1.0; with a custom domain (TLS 1.2) it is switched off.

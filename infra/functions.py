@@ -20,7 +20,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, function_runtime, settings
+from infra import constants, dependency_layer, function_runtime, naming, settings
 from routes import AUDIT_TABLE_ACCESS, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -274,7 +274,7 @@ class Functions(Construct):
             environment={
                 "TABLE_NAME": self._table.table_name,
                 "POWERTOOLS_SERVICE_NAME": constants.SERVICE_NAME,
-                "POWERTOOLS_METRICS_NAMESPACE": constants.METRICS_NAMESPACE,
+                "POWERTOOLS_METRICS_NAMESPACE": naming.metrics_namespace(self),
                 "POWERTOOLS_LOG_LEVEL": constants.LOG_LEVEL,
             },
         )

@@ -98,13 +98,21 @@ SES_FROM_EMAIL = ContextKey(
     "",
     "Verified SES identity the user pool sends email from (none: Cognito's limited default sender).",
 )
+# Reserved concurrency: none by default, because Lambda keeps 100 executions unreserved and a new account's quota
+# may leave nothing to reserve; `make deploy` checks the account's quota against what config/<env>.json reserves.
 SETTLEMENT_RESERVED_CONCURRENCY = ContextKey(
-    "settlementReservedConcurrency", 10, "Concurrency reserved for the settlement function (0: none reserved)."
+    "settlementReservedConcurrency", 0, "Concurrency reserved for the settlement function (0: none reserved)."
 )
 AUDIT_RESERVED_CONCURRENCY = ContextKey(
     "auditReservedConcurrency",
-    4,
-    "Concurrency reserved for the lock audit (0: none reserved); also the number of parallel Scan segments.",
+    0,
+    "Concurrency reserved for the lock audit (0: none reserved); also the number of parallel Scan segments "
+    "(4 when none is reserved).",
+)
+SWEEPER_RESERVED_CONCURRENCY = ContextKey(
+    "sweeperReservedConcurrency",
+    0,
+    "Concurrency reserved for the settlement sweeper (0: none reserved; 1: never two sweeps at once).",
 )
 POWERTOOLS_PUBLIC_LAYER = ContextKey(
     "powertoolsPublicLayer",
@@ -128,6 +136,9 @@ SNAP_START = ContextKey(
     False,
     "true: SnapStart on published versions; the API invokes each function's `live` alias (restored from a snapshot).",
 )
+
+# What `make deploy` adds up against the account's concurrency quota (scripts/check_account.py).
+RESERVED_CONCURRENCY_KEYS = (SETTLEMENT_RESERVED_CONCURRENCY, AUDIT_RESERVED_CONCURRENCY, SWEEPER_RESERVED_CONCURRENCY)
 
 ALL_KEYS: tuple[ContextKey, ...] = (
     ALARM_EMAILS,
@@ -157,6 +168,7 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     SES_FROM_EMAIL,
     SETTLEMENT_RESERVED_CONCURRENCY,
     AUDIT_RESERVED_CONCURRENCY,
+    SWEEPER_RESERVED_CONCURRENCY,
     POWERTOOLS_PUBLIC_LAYER,
     TRACING,
     OTEL_LAYER_ARN,

@@ -24,7 +24,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
 from infra.functions import Functions
 from infra.monitoring import CRITICAL, Monitoring, custom_metric
 from routes import SWEEPER_TABLE_ACCESS
@@ -91,8 +91,9 @@ class Settlement(Construct):
             access=SWEEPER_TABLE_ACCESS,
             memory_mb=constants.AUDIT_MEMORY_MB,
             timeout_seconds=SWEEPER_TIMEOUT_SECONDS,
-            # One sweep at a time: a slow sweep is never joined by the next scheduled one on the same balances.
-            reserved=1,
+            # 1: one sweep at a time, a slow sweep is never joined by the next scheduled one (its timeout equals
+            # the schedule's interval, so without a reservation two overlap only at the edge).
+            reserved=settings.count(self, settings.SWEEPER_RESERVED_CONCURRENCY),
         )
         self.schedule = events.Rule(
             self,
@@ -128,7 +129,7 @@ class Settlement(Construct):
             ),
             "OldestUnsettled": (
                 cloudwatch.Metric(
-                    namespace=constants.METRICS_NAMESPACE,
+                    namespace=monitoring.namespace,
                     metric_name=OLDEST_UNSETTLED_METRIC,
                     dimensions_map={"service": constants.SERVICE_NAME},
                     statistic="Maximum",
@@ -158,7 +159,7 @@ class Settlement(Construct):
             metrics.append(
                 mc.CustomMetricWithAlarm(metric=metric, alarm_friendly_name=name, add_alarm={CRITICAL: alarm})
             )
-        metrics += [custom_metric(name, monitoring.period) for name in DRAWN_METRICS]
+        metrics += [custom_metric(name, monitoring.period, monitoring.namespace) for name in DRAWN_METRICS]
         monitoring.facade.monitor_custom(
             human_readable_name="Settlement (stream, sweeper, on-failure queue)",
             alarm_friendly_name=ALARM_GROUP,
