@@ -117,7 +117,8 @@ class Settlement(Construct):
                 self._settler.metric("IteratorAge", statistic="Maximum", period=monitoring.period),
                 ITERATOR_AGE_MS,
                 "The settlement reads the table stream minutes behind its newest record.",
-                {},
+                # A level, not a count of events: when the metric stops (no batch read), the last level stands.
+                {"treat_missing_data_override": cloudwatch.TreatMissingData.IGNORE},
             ),
             "FailureQueue": (
                 self.failure_queue.metric_approximate_number_of_messages_visible(
@@ -125,7 +126,10 @@ class Settlement(Construct):
                 ),
                 0,
                 "Stream batches the settlement gave up on wait to be re-driven (docs/operations.md).",
-                {},
+                # SQS stops sending a queue's metrics after 6 hours without activity, while messages still wait
+                # (kept 14 days): missing data keeps the alarm where it is, so it clears only on a datapoint of 0,
+                # which the re-drive's receives and deletes produce.
+                {"treat_missing_data_override": cloudwatch.TreatMissingData.IGNORE},
             ),
             "OldestUnsettled": (
                 cloudwatch.Metric(
