@@ -28,7 +28,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -39,6 +39,7 @@ help:
 	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
 	@echo "make synth ENV=<env>          cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
+	@echo "make headroom                 regenerate the CloudFormation headroom figures in docs/infra.md (two synths)"
 	@echo "make sizes ENV=<env>          unzipped size of each function's code and layers (after make synth)"
 	@echo "make diff ENV=<env> [CONTEXT='-c k=v']    cdk diff against the deployed stack ddbguard-<env> (needs credentials)"
 	@echo "make deploy ENV=<env> [CONTEXT='-c k=v']  account checks, then cdk deploy with config/<env>.json (keys: docs/infra.md)"
@@ -150,6 +151,10 @@ synth: require-env install
 
 snapshot: install
 	$(PY) -m tests.infra.security_shape --write
+
+# CloudFormation limits against the template, and how many more routes fit: the block in docs/infra.md.
+headroom: install
+	$(PY) -m tests.infra.headroom --write
 
 sizes: synth
 	@$(PY) scripts/stack_report.py sizes cdk.out
