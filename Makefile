@@ -164,8 +164,16 @@ diff: require-env install
 
 # Region, credentials, bootstrap and concurrency quota first (seconds), then the synth (minutes), then the deploy;
 # last, the stack policy that refuses any later update replacing or deleting the table or the user pool.
+# A stack's first deploy runs twice: once with the table and the user pool unprotected (a rollback can delete them),
+# then again with deletion protection on, once they exist (docs/decisions.md, "A first deploy that fails").
 deploy: require-env install
 	$(PY) scripts/check_account.py $(ENV) $(CONTEXT)
+	@first=$$($(PY) scripts/check_account.py $(ENV) --first-deploy-context) || exit 1; \
+	if [ -n "$$first" ]; then \
+		echo "ddbguard: first deploy of ddbguard-$(ENV): table and user pool unprotected until created" >&2; \
+		$(MAKE) synth ENV="$(ENV)" CONTEXT="$(CONTEXT) $$first" && \
+		$(CDK) deploy $(STACK) --no-notices --app cdk.out --require-approval broadening || exit 1; \
+	fi
 	@$(MAKE) synth ENV="$(ENV)" CONTEXT="$(CONTEXT)"
 	$(CDK) deploy $(STACK) --no-notices --app cdk.out --require-approval broadening --outputs-file cdk.out/outputs.json
 	$(PY) scripts/stack_policy.py $(ENV) cdk.out

@@ -207,6 +207,7 @@ class Functions(Construct):
             access=route.table_access,
             memory_mb=constants.FUNCTION_MEMORY_MB,
             timeout_seconds=constants.FUNCTION_TIMEOUT_SECONDS,
+            invoked_through_alias=True,
         )
 
     def _function(
@@ -219,6 +220,7 @@ class Functions(Construct):
         memory_mb: int,
         timeout_seconds: int,
         reserved: int = 0,
+        invoked_through_alias: bool = False,
     ) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,
@@ -279,7 +281,9 @@ class Functions(Construct):
             },
         )
         # Tracing provider and SnapStart from context (infra/function_runtime.py).
-        self._targets[construct_id] = function_runtime.apply(self, construct_id, function)
+        self._targets[construct_id] = function_runtime.apply(
+            self, construct_id, function, invoked_through_alias=invoked_through_alias
+        )
         function.node.add_dependency(tracing_policy)  # traces from the first invocation on
         Validations.of(function).acknowledge(
             Acknowledgment(

@@ -120,6 +120,12 @@ POWERTOOLS_PUBLIC_LAYER = ContextKey(
     "true: use AWS's public Powertools layer (resolved from SSM for the pinned version) and the runtime's boto3 "
     "instead of the dependencies layer built from requirements.txt.",
 )
+DELETION_PROTECTION = ContextKey(
+    "deletionProtection",
+    True,
+    "Deletion protection on the table and the user pool. `make deploy` sets false for a stack's first deploy only "
+    "(a rollback can then delete them) and true again in the same run, once they exist.",
+)
 # Tracing and SnapStart (docs/decisions.md, "Tracing provider" and "SnapStart").
 TRACING = ContextKey(
     "tracing",
@@ -134,7 +140,8 @@ OTEL_LAYER_ARN = ContextKey(
 SNAP_START = ContextKey(
     "snapStart",
     False,
-    "true: SnapStart on published versions; the API invokes each function's `live` alias (restored from a snapshot).",
+    "true: SnapStart on the route functions' published versions; the API invokes each one's `live` alias (restored "
+    "from a snapshot).",
 )
 
 # What `make deploy` adds up against the account's concurrency quota (scripts/check_account.py).
@@ -169,6 +176,7 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     SETTLEMENT_RESERVED_CONCURRENCY,
     AUDIT_RESERVED_CONCURRENCY,
     SWEEPER_RESERVED_CONCURRENCY,
+    DELETION_PROTECTION,
     POWERTOOLS_PUBLIC_LAYER,
     TRACING,
     OTEL_LAYER_ARN,

@@ -3,6 +3,7 @@
 recently enough, and does its Lambda concurrency quota leave room for what `config/<env>.json` reserves?
 
 python scripts/check_account.py ENV [-c key=value ...]   (the same `-c` pairs `make deploy CONTEXT=...` passes)
+python scripts/check_account.py ENV --first-deploy-context   prints `-c deletionProtection=false` for a new stack
 
 Exit 0 when ready, 1 saying what to do otherwise. Reads only: STS GetCallerIdentity, SSM GetParameter (the
 bootstrap version), Lambda GetAccountSettings, and for a stack that exists already its functions' current
@@ -128,6 +129,22 @@ def _stack_reservations(session: boto3.Session, lambda_client: Any, stack_name: 
     return total
 
 
+# A stack's first deploy creates the table and the user pool without deletion protection, so a rollback can
+# delete them; `make deploy` then deploys again with protection on (docs/decisions.md).
+FIRST_DEPLOY_CONTEXT = f"-c {settings.DELETION_PROTECTION.name}=false"
+
+
+def stack_exists(cloudformation: Any, stack_name: str) -> bool:
+    try:
+        stacks = cloudformation.describe_stacks(StackName=stack_name)["Stacks"]
+    except ClientError as error:
+        if "does not exist" in str(error):
+            return False
+        raise
+    # A stack whose first create rolled back holds no table or pool: the next deploy is a first one again.
+    return any(stack["StackStatus"] != "ROLLBACK_COMPLETE" for stack in stacks)
+
+
 def _overrides(pairs: list[str]) -> dict[str, str]:
     values = {}
     for pair in pairs:
@@ -140,7 +157,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("environment")
     parser.add_argument("-c", "--context", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument(
+        "--first-deploy-context",
+        action="store_true",
+        help="print the extra context of a first deploy (nothing when the stack exists) and do nothing else",
+    )
     arguments = parser.parse_args(argv)
+    if arguments.first_deploy_context:
+        cloudformation = boto3.Session().client("cloudformation")
+        if not stack_exists(cloudformation, naming.stack_name(arguments.environment)):
+            print(FIRST_DEPLOY_CONTEXT)
+        return 0
     try:
         reserved = reservations(arguments.environment, _overrides(arguments.context))
         ready = check(boto3.Session(), arguments.environment, reserved)

@@ -179,6 +179,12 @@ def test_without_a_domain_there_is_no_domain_and_execute_api_stays(synth: Synth)
     assert not api["Properties"].get("DisableExecuteApiEndpoint", False)
 
 
+def test_the_default_endpoint_refuses_tls_below_1_2(synth: Synth) -> None:
+    (api,) = synth.of_type("AWS::ApiGateway::RestApi").values()
+    assert api["Properties"]["SecurityPolicy"] == "TLS_1_2"
+    assert api["Properties"].get("DisableExecuteApiEndpoint") in (None, False)
+
+
 def test_a_custom_domain_serves_tls_1_2_and_disables_execute_api(operator_template: dict[str, Any]) -> None:
     (domain,) = _of_type(operator_template, "AWS::ApiGateway::DomainName").values()
     assert domain["Properties"]["DomainName"] == OPERATOR_CONTEXT["apiDomainName"]

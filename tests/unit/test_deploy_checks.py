@@ -196,3 +196,28 @@ def test_the_stack_policy_denies_replacing_or_deleting_the_table_and_the_pool() 
     assert allow == {"Effect": "Allow", "Principal": "*", "Action": "Update:*", "Resource": "*"}
     assert deny["Effect"] == "Deny" and set(deny["Action"]) == {"Update:Replace", "Update:Delete"}
     assert deny["Resource"] == ["LogicalResourceId/AuthUserPool2", "LogicalResourceId/StorageTable1"]
+
+
+@pytest.mark.parametrize(
+    ("described", "first"),
+    [
+        (None, True),  # no such stack
+        ("ROLLBACK_COMPLETE", True),  # its first create rolled back: nothing of it is left
+        ("UPDATE_COMPLETE", False),
+    ],
+)
+def test_a_first_deploy_is_told_apart_from_a_redeploy(described: str | None, first: bool) -> None:
+    client = boto3.client("cloudformation", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="y")
+    with Stubber(client) as stub:
+        if described is None:
+            stub.add_client_error(
+                "describe_stacks",
+                service_error_code="ValidationError",
+                service_message="Stack with id ddbguard-prod does not exist",
+                expected_params={"StackName": "ddbguard-prod"},
+            )
+        else:
+            stack = {"StackName": "ddbguard-prod", "CreationTime": "2026-12-01T00:00:00Z", "StackStatus": described}
+            stub.add_response("describe_stacks", {"Stacks": [stack]}, {"StackName": "ddbguard-prod"})
+        assert check_account.stack_exists(client, "ddbguard-prod") is not first
+    assert check_account.FIRST_DEPLOY_CONTEXT == "-c deletionProtection=false"
