@@ -57,6 +57,10 @@ class DdbguardStack(Stack):
             )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
         CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
+        # The runbook (docs/operations.md) finds the functions it invokes here, by name.
+        CfnOutput(self, "SettlementFunctionName", value=self.functions.settlement_function.function_name)
+        CfnOutput(self, "SweeperFunctionName", value=self.settlement.sweeper.function_name)
+        CfnOutput(self, "ApiAccessLogGroupName", value=self.api.access_logs.log_group_name)
 
 
 def cdk_json_context() -> dict[str, Any]:
