@@ -10,6 +10,8 @@ from infra.stack import EnvironmentRequired, build_app
 
 try:
     app, _stack = build_app(require_environment=True)
-except EnvironmentRequired as refusal:
+except (EnvironmentRequired, ValueError) as refusal:
+    # A configuration the stack refuses (a missing environment, a bad key, prod without a subscriber): the
+    # message says what to set, a traceback would bury it.
     sys.exit(f"ddbguard: {refusal}")
 app.synth()
