@@ -479,7 +479,7 @@ class Monitoring(Construct):
             f"receives its Critical alarms. Set {settings.ALARM_TOPIC_ARN.name} (the ARN of the on-call SNS topic), "
             f"{settings.ALARM_WEBHOOK_URL.name} (an https endpoint) or {settings.ALARM_EMAILS.name} in "
             f"config/{environment}.json and commit it (an ARN is not a secret), or pass it for one run with "
-            f"CONTEXT='-c {settings.ALARM_TOPIC_ARN.name}=arn:aws:sns:<region>:<account>:<topic>'."
+            f"CONTEXT='-c {settings.ALARM_TOPIC_ARN.name}=arn:<partition>:sns:<region>:<account>:<topic>'."
         )
 
     def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
