@@ -96,10 +96,15 @@ class Functions(Construct):
             self.dependency_layer = lambda_.LayerVersion(
                 self,
                 "DependencyLayer",
-                code=lambda_.Code.from_asset(str(dependency_layer.layer_root())),
+                code=lambda_.Code.from_asset(
+                    str(
+                        dependency_layer.layer_root(with_xray_sdk=function_runtime.tracing_provider(self) == "xray-sdk")
+                    )
+                ),
                 compatible_runtimes=[RUNTIME],
                 compatible_architectures=[ARCHITECTURE],
-                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore",
+                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore "
+                "(the X-Ray SDK only with tracing=xray-sdk)",
             )
         # One asset for every function: handlers share modules, and one upload keeps deployments fast.
         self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
