@@ -13,6 +13,7 @@ reservations (CloudFormation ListStackResources, Lambda GetFunctionConcurrency).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -145,6 +146,11 @@ def stack_exists(cloudformation: Any, stack_name: str) -> bool:
     return any(stack["StackStatus"] != "ROLLBACK_COMPLETE" for stack in stacks)
 
 
+def session() -> boto3.Session:
+    """The deploy's session; AWS_REGION counts as the CDK CLI and the AWS CLI read it (botocore alone does not)."""
+    return boto3.Session(region_name=os.environ.get("AWS_REGION") or None)
+
+
 def _overrides(pairs: list[str]) -> dict[str, str]:
     values = {}
     for pair in pairs:
@@ -164,13 +170,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     arguments = parser.parse_args(argv)
     if arguments.first_deploy_context:
-        cloudformation = boto3.Session().client("cloudformation")
-        if not stack_exists(cloudformation, naming.stack_name(arguments.environment)):
+        try:
+            cloudformation = session().client("cloudformation")
+            first = not stack_exists(cloudformation, naming.stack_name(arguments.environment))
+        except (BotoCoreError, ClientError) as error:
+            print(f"ddbguard: cannot tell whether the stack exists ({error})", file=sys.stderr)
+            return 1
+        if first:
             print(FIRST_DEPLOY_CONTEXT)
         return 0
     try:
         reserved = reservations(arguments.environment, _overrides(arguments.context))
-        ready = check(boto3.Session(), arguments.environment, reserved)
+        ready = check(session(), arguments.environment, reserved)
     except (NotReady, ValueError) as refusal:
         print(f"ddbguard: {refusal}", file=sys.stderr)
         return 1

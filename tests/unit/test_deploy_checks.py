@@ -221,3 +221,9 @@ def test_a_first_deploy_is_told_apart_from_a_redeploy(described: str | None, fir
             stub.add_response("describe_stacks", {"Stacks": [stack]}, {"StackName": "ddbguard-prod"})
         assert check_account.stack_exists(client, "ddbguard-prod") is not first
     assert check_account.FIRST_DEPLOY_CONTEXT == "-c deletionProtection=false"
+
+
+def test_aws_region_names_the_deploys_region_as_for_the_cdk_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    assert check_account.session().region_name == "eu-central-1"
