@@ -21,13 +21,14 @@ PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv
 
 STACK     := DdbguardStack
 CDK       := npx --no-install cdk
-# The committed configuration synth/diff/deploy use: config/$(ENV).json (keys: docs/infra.md).
-ENV       ?= dev
+# The committed configuration synth/diff/deploy/destroy use: config/$(ENV).json (keys: docs/infra.md). No default:
+# with prod credentials, a forgotten ENV must not deploy another environment's profile.
+ENV       ?=
 # Extra CDK context for one run, overriding the file, e.g. CONTEXT='-c alarmEmails=ops@example.com'.
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -36,12 +37,13 @@ help:
 	@echo "make test-integration         layer and handlers against a private DynamoDB Local (Java)"
 	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser test"
 	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
-	@echo "make synth                    cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
+	@echo "make synth ENV=<env>          cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
-	@echo "make sizes                    unzipped size of each function's code and layers (after make synth)"
-	@echo "make diff [ENV=dev] [CONTEXT='-c k=v']    cdk diff against the deployed stack (needs credentials)"
-	@echo "make deploy [ENV=dev] [CONTEXT='-c k=v']  bootstrap check, then cdk deploy with config/<ENV>.json (keys: docs/infra.md)"
-	@echo "make destroy                  list what stays (retained), then cdk destroy"
+	@echo "make headroom                 regenerate the CloudFormation headroom figures in docs/infra.md (two synths)"
+	@echo "make sizes ENV=<env>          unzipped size of each function's code and layers (after make synth)"
+	@echo "make diff ENV=<env> [CONTEXT='-c k=v']    cdk diff against the deployed stack ddbguard-<env> (needs credentials)"
+	@echo "make deploy ENV=<env> [CONTEXT='-c k=v']  account checks, then cdk deploy with config/<env>.json (keys: docs/infra.md)"
+	@echo "make destroy ENV=<env>        list what stays (retained), then cdk destroy (after lifting termination protection)"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
 	@echo "make browse                   web table browser on the running table (BROWSE_PORT, default 8001)"
@@ -55,6 +57,10 @@ help:
 	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
 	@echo "make bench                    benchmarks; prints a table"
 	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
+
+# synth, diff, deploy and destroy act on one named environment (its stack ddbguard-<env>, its config file).
+require-env:
+	@test -n "$(ENV)" || { echo "ddbguard: name the environment, e.g. 'make $(or $(MAKECMDGOALS),synth) ENV=dev' (config/<env>.json: $$(cd config && ls *.json | sed 's/\.json$$//' | paste -sd, -))" >&2; exit 2; }
 
 check-python:
 	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
@@ -139,27 +145,45 @@ test-infra: install
 	$(PY) -m pytest $(INFRA_TESTS) -q
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
-synth: install
+synth: require-env install
 	@$(CDK) synth --no-notices --quiet $(ENV_CONTEXT); status=$$?; \
 	$(PY) -m infra.synth_report --cdk-status $$status
 
 snapshot: install
 	$(PY) -m tests.infra.security_shape --write
 
+# CloudFormation limits against the template, and how many more routes fit: the block in docs/infra.md.
+headroom: install
+	$(PY) -m tests.infra.headroom --write
+
 sizes: synth
 	@$(PY) scripts/stack_report.py sizes cdk.out
 
-diff: install
+diff: require-env install
 	$(CDK) diff $(STACK) --no-notices $(ENV_CONTEXT)
 
-deploy: synth
-	$(PY) scripts/check_bootstrap.py
+# Region, credentials, bootstrap and concurrency quota first (seconds), then the synth (minutes), then the deploy;
+# last, the stack policy that refuses any later update replacing or deleting the table or the user pool.
+# A stack's first deploy runs twice: once with the table and the user pool unprotected (a rollback can delete them),
+# then again with deletion protection on, once they exist (docs/decisions.md, "A first deploy that fails").
+deploy: require-env install
+	$(PY) scripts/check_account.py $(ENV) $(CONTEXT)
+	@first=$$($(PY) scripts/check_account.py $(ENV) --first-deploy-context) || exit 1; \
+	if [ -n "$$first" ]; then \
+		echo "ddbguard: first deploy of ddbguard-$(ENV): table and user pool unprotected until created" >&2; \
+		$(MAKE) synth ENV="$(ENV)" CONTEXT="$(CONTEXT) $$first" && \
+		$(CDK) deploy $(STACK) --no-notices --app cdk.out --require-approval broadening || exit 1; \
+	fi
+	@$(MAKE) synth ENV="$(ENV)" CONTEXT="$(CONTEXT)"
 	$(CDK) deploy $(STACK) --no-notices --app cdk.out --require-approval broadening --outputs-file cdk.out/outputs.json
+	$(PY) scripts/stack_policy.py $(ENV) cdk.out
 	@echo "outputs in cdk.out/outputs.json; smoke test: make smoke URL=<ApiUrl> TOKEN=<Cognito ID token>"
 
-destroy: synth
+destroy: require-env synth
 	@echo "cdk destroy keeps these (retained on purpose; delete them by hand once their data is no longer needed):"
 	@$(PY) scripts/stack_report.py retained cdk.out
+	@echo "the stack is termination-protected; to delete it, first run:"
+	@echo "  aws cloudformation update-termination-protection --no-enable-termination-protection --stack-name ddbguard-$(ENV)"
 	$(CDK) destroy $(STACK) --no-notices --app cdk.out
 
 smoke:

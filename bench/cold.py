@@ -128,11 +128,13 @@ class ColdFigures:
         return statistics.median(self.warm_ms)
 
 
-def deployed_path() -> str:
-    """Lambda's import path for this stack: function code, shared layer, dependencies layer (host twin)."""
+def deployed_path(tracing: str) -> str:
+    """Lambda's import path for this stack: function code, shared layer, dependencies layer (host twin; with the
+    X-Ray SDK only for tracing=xray-sdk, as deployed)."""
     from infra import dependency_layer
 
-    site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM) / "python"
+    with_xray_sdk = tracing == "xray-sdk"
+    site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM, with_xray_sdk=with_xray_sdk) / "python"
     return os.pathsep.join(str(p) for p in (ROOT / "functions", ROOT / "functions" / "layer" / "python", site))
 
 
@@ -152,7 +154,7 @@ def lambda_environment(endpoint: str, table: str, function: str, tracing: str) -
     """What a function of the stack sees (infra/functions.py), pointed at DynamoDB Local, tracing as chosen."""
     env = {
         "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": deployed_path(),
+        "PYTHONPATH": deployed_path(tracing),
         "PYTHONHASHSEED": "random",
         "TABLE_NAME": table,
         "AWS_ENDPOINT_URL_DYNAMODB": endpoint,

@@ -15,7 +15,7 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from infra import constants, settings
+from infra import constants, naming, settings
 from infra.functions import RouteFunction
 from routes import gateway_problem_body
 
@@ -249,10 +249,11 @@ class Api(Construct):
         self.rest_api = apigw.RestApi(
             self,
             "RestApi",
-            rest_api_name=constants.API_NAME,
+            rest_api_name=naming.api_name(self),
             description="ddbguard: data-integrity patterns on DynamoDB",
             endpoint_types=[apigw.EndpointType.REGIONAL],
-            # The execute-api endpoint accepts TLS 1.0; with a custom domain (TLS 1.2) it is switched off.
+            # With a custom domain (TLS 1.2) the execute-api endpoint is switched off; without one, it is held to
+            # TLS 1.2 by the API's own security policy (below).
             disable_execute_api_endpoint=bool(self.domain_name),
             # Execution logging (ERROR level) needs the account-level CloudWatch role API Gateway writes with.
             cloud_watch_role=True,
@@ -283,6 +284,12 @@ class Api(Construct):
                 },
             ),
         )
+        # REST APIs take a security policy of their own (the L2 does not expose it yet): the legacy TLS_1_2 policy
+        # turns TLS 1.0 and 1.1 off on the default endpoint; the enhanced `SecurityPolicy_*` ones would also need an
+        # endpoint access mode.
+        cfn_rest_api = self.rest_api.node.default_child
+        assert isinstance(cfn_rest_api, apigw.CfnRestApi)
+        cfn_rest_api.security_policy = apigw.SecurityPolicy.TLS_1_2.value
         # API Gateway would create the execution log group itself, on first use, kept forever; created here first
         # (the stage waits for it), it has a retention and goes with the stack.
         self.execution_logs = logs.LogGroup(

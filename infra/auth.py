@@ -58,9 +58,9 @@ class Auth(Construct):
             feature_plan=cognito.FeaturePlan.ESSENTIALS,
             email=_email(self),
             # Table items reference users by `sub`: losing the pool would orphan every account. Retained except on
-            # create, so a first deploy that rolls back leaves no orphaned, deletion-protected pool behind.
+            # create, so a first deploy that rolls back deletes it; protected once it exists (as the table).
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
-            deletion_protection=True,
+            deletion_protection=settings.flag(self, settings.DELETION_PROTECTION),
         )
         self.admin_group = cognito.UserPoolGroup(
             self,

@@ -32,12 +32,37 @@ REQUIREMENTS = constants.REPO_ROOT / "requirements.txt"
 CACHE_DIR = constants.REPO_ROOT / ".local" / "layers"
 # Bump when the build recipe changes in a way the pip command does not show (e.g. what is pruned afterwards).
 RECIPE_VERSION = "2"
+# Only Powertools Tracer imports the X-Ray SDK, and only `-c tracing=xray-sdk` uses Tracer (ddbguard/tracing.py):
+# every other deployment ships the layer without them. requirements.txt pins the whole closure, so the layer is
+# installed with `--no-deps` from the pins minus these.
+XRAY_SDK_ONLY = ("aws-xray-sdk", "wrapt")
 # Console scripts pip drops into the target: nothing in a layer runs them. Their shebang holds the build's own
 # interpreter path, so they (and the RECORD rows hashing them) would make every checkout's layer differ.
 PRUNED = ("bin",)
 
 
-def pip_arguments(target: Path, platform: str) -> list[str]:
+def requirement_name(line: str) -> str:
+    """`aws-xray-sdk==2.15.0  # why` -> `aws-xray-sdk` (empty for a comment or a blank line)."""
+    requirement = line.split("#", 1)[0].strip()
+    return requirement.split("==", 1)[0].split("[", 1)[0].strip().lower()
+
+
+def requirements_file(*, with_xray_sdk: bool) -> Path:
+    """requirements.txt itself, or (without the X-Ray SDK) a copy without its pins, cached by content."""
+    if with_xray_sdk:
+        return REQUIREMENTS
+    lines = REQUIREMENTS.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = "".join(line for line in lines if requirement_name(line) not in XRAY_SDK_ONLY)
+    path = CACHE_DIR / f"requirements-without-xray-{hashlib.sha256(kept.encode()).hexdigest()[:16]}.txt"
+    if not path.is_file():
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        staging = path.with_suffix(f".{uuid.uuid4().hex}")
+        staging.write_text(kept, encoding="utf-8")
+        staging.replace(path)
+    return path
+
+
+def pip_arguments(target: Path, platform: str, *, with_xray_sdk: bool = False) -> list[str]:
     """The pip command (after `python -m pip`) that fills `target` with the pinned wheels for `platform`."""
     return [
         "install",
@@ -53,17 +78,21 @@ def pip_arguments(target: Path, platform: str) -> list[str]:
         "cp",
         # No .pyc: they would be compiled by the build machine's Python and change the asset hash on every build.
         "--no-compile",
+        # The pins are the whole closure (a test checks it): nothing beyond them, and no extra's dependency.
+        "--no-deps",
         "--target",
         str(target),
         "--requirement",
-        str(REQUIREMENTS),
+        str(requirements_file(with_xray_sdk=with_xray_sdk)),
     ]
 
 
-def cache_key(platform: str) -> str:
+def cache_key(platform: str, *, with_xray_sdk: bool = False) -> str:
     digest = hashlib.sha256()
-    digest.update(REQUIREMENTS.read_bytes())
-    digest.update("\0".join([RECIPE_VERSION, *pip_arguments(Path("<target>"), platform)]).encode())
+    digest.update(requirements_file(with_xray_sdk=with_xray_sdk).read_bytes())
+    arguments = pip_arguments(Path("<target>"), platform, with_xray_sdk=with_xray_sdk)
+    # The requirements file's own path holds the cache folder; its content is hashed above.
+    digest.update("\0".join([RECIPE_VERSION, *arguments[:-1]]).encode())
     return digest.hexdigest()[:16]
 
 
@@ -87,9 +116,10 @@ def _inside_packages(relative: str) -> bool:
     return bool(parts) and parts[0] != ".." and parts[0] not in PRUNED
 
 
-def layer_root(platform: str = LAMBDA_PLATFORM, *, cache_dir: Path = CACHE_DIR) -> Path:
+def layer_root(platform: str = LAMBDA_PLATFORM, *, cache_dir: Path = CACHE_DIR, with_xray_sdk: bool = False) -> Path:
     """The folder to hand to `Code.from_asset`: it holds `python/` (Lambda's /opt/python). Built when missing."""
-    root = cache_dir / f"dependencies-{platform}-{cache_key(platform)}"
+    variant = "" if not with_xray_sdk else "xray-"
+    root = cache_dir / f"dependencies-{variant}{platform}-{cache_key(platform, with_xray_sdk=with_xray_sdk)}"
     if (root / "python").is_dir():
         return root
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -98,7 +128,7 @@ def layer_root(platform: str = LAMBDA_PLATFORM, *, cache_dir: Path = CACHE_DIR) 
     try:
         # Output only on failure: pip's chatter would bury synth's own messages.
         result = subprocess.run(
-            [sys.executable, "-m", "pip", *pip_arguments(staging / "python", platform)],
+            [sys.executable, "-m", "pip", *pip_arguments(staging / "python", platform, with_xray_sdk=with_xray_sdk)],
             capture_output=True,
             text=True,
             env={**os.environ, "PIP_NO_WARN_SCRIPT_LOCATION": "1"},

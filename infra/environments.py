@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 from constructs import Node
 
 from infra import constants, settings
+from infra.naming import ENVIRONMENT_KEY
 
 CONFIG_DIR = constants.REPO_ROOT / "config"
-ENVIRONMENT_KEY = "environment"
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 _SECRET_WORDS = ("secret", "password", "token", "apikey", "credential")
 

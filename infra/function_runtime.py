@@ -25,8 +25,14 @@ def tracing_provider(scope: Construct) -> str:
     return provider
 
 
-def apply(scope: Construct, construct_id: str, function: lambda_.Function) -> lambda_.IFunction:
-    """Set tracing and SnapStart on `function`; returns what callers should invoke (the function, or its alias)."""
+def apply(
+    scope: Construct, construct_id: str, function: lambda_.Function, *, invoked_through_alias: bool
+) -> lambda_.IFunction:
+    """Set tracing and SnapStart on `function`; returns what callers should invoke (the function, or its alias).
+
+    SnapStart restores published versions only, so it goes only on functions whose caller invokes the alias (the
+    API's route functions). A stream mapping or a schedule that invokes the function unqualified never restores a
+    snapshot: SnapStart there would only cost snapshot storage."""
     provider = tracing_provider(scope)
     cfn_function = function.node.default_child
     assert isinstance(cfn_function, lambda_.CfnFunction)
@@ -38,7 +44,7 @@ def apply(scope: Construct, construct_id: str, function: lambda_.Function) -> la
             raise ValueError(f"context tracing=otel needs {settings.OTEL_LAYER_ARN.name} (the ADOT Python layer ARN)")
         function.add_layers(lambda_.LayerVersion.from_layer_version_arn(scope, f"{construct_id}OtelLayer", arn))
         function.add_environment("AWS_LAMBDA_EXEC_WRAPPER", OTEL_WRAPPER)
-    if not settings.flag(scope, settings.SNAP_START):
+    if not invoked_through_alias or not settings.flag(scope, settings.SNAP_START):
         return function
     # SnapStart restores published versions only: the alias points at this deployment's version.
     cfn_function.snap_start = lambda_.CfnFunction.SnapStartProperty(apply_on="PublishedVersions")

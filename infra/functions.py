@@ -18,7 +18,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, function_runtime, settings
+from infra import constants, dependency_layer, function_runtime, naming, settings
 from routes import AUDIT_TABLE_ACCESS, INDEX_PREFIX, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -102,10 +102,15 @@ class Functions(Construct):
             self.dependency_layer = lambda_.LayerVersion(
                 self,
                 "DependencyLayer",
-                code=lambda_.Code.from_asset(str(dependency_layer.layer_root())),
+                code=lambda_.Code.from_asset(
+                    str(
+                        dependency_layer.layer_root(with_xray_sdk=function_runtime.tracing_provider(self) == "xray-sdk")
+                    )
+                ),
                 compatible_runtimes=[RUNTIME],
                 compatible_architectures=[ARCHITECTURE],
-                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore",
+                description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore "
+                "(the X-Ray SDK only with tracing=xray-sdk)",
             )
         # One asset for every function: handlers share modules, and one upload keeps deployments fast.
         self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
@@ -193,6 +198,7 @@ class Functions(Construct):
             access=route.table_access,
             memory_mb=constants.FUNCTION_MEMORY_MB,
             timeout_seconds=constants.FUNCTION_TIMEOUT_SECONDS,
+            invoked_through_alias=True,
         )
 
     def _function(
@@ -205,6 +211,7 @@ class Functions(Construct):
         memory_mb: int,
         timeout_seconds: int,
         reserved: int = 0,
+        invoked_through_alias: bool = False,
     ) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,
@@ -260,12 +267,14 @@ class Functions(Construct):
             environment={
                 "TABLE_NAME": self._table.table_name,
                 "POWERTOOLS_SERVICE_NAME": constants.SERVICE_NAME,
-                "POWERTOOLS_METRICS_NAMESPACE": constants.METRICS_NAMESPACE,
+                "POWERTOOLS_METRICS_NAMESPACE": naming.metrics_namespace(self),
                 "POWERTOOLS_LOG_LEVEL": constants.LOG_LEVEL,
             },
         )
         # Tracing provider and SnapStart from context (infra/function_runtime.py).
-        self._targets[construct_id] = function_runtime.apply(self, construct_id, function)
+        self._targets[construct_id] = function_runtime.apply(
+            self, construct_id, function, invoked_through_alias=invoked_through_alias
+        )
         function.node.add_dependency(tracing_policy)  # traces from the first invocation on
         Validations.of(function).acknowledge(
             Acknowledgment(

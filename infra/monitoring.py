@@ -28,7 +28,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-from infra import constants, settings
+from infra import constants, naming, settings
 from routes import Route
 
 # Alarm disambiguators (the library's severity labels): Critical pages, Warning is worth a look. Each has its own
@@ -69,11 +69,9 @@ class BySeverity:
         )
 
 
-def access_log_metric(name: str, period: Duration) -> cloudwatch.Metric:
-    """A metric a filter on the access log counts (no dimension)."""
-    return cloudwatch.Metric(
-        namespace=constants.METRICS_NAMESPACE, metric_name=name, statistic="Sum", period=period, label=name
-    )
+def access_log_metric(name: str, period: Duration, namespace: str) -> cloudwatch.Metric:
+    """A metric a filter on the access log counts (no dimension), in the environment's namespace."""
+    return cloudwatch.Metric(namespace=namespace, metric_name=name, statistic="Sum", period=period, label=name)
 
 
 def status_pattern(statuses: Sequence[int]) -> logs.IFilterPattern:
@@ -81,10 +79,11 @@ def status_pattern(statuses: Sequence[int]) -> logs.IFilterPattern:
     return logs.FilterPattern.any(*(logs.FilterPattern.string_value("$.status", "=", str(code)) for code in statuses))
 
 
-def custom_metric(name: str, period: Duration) -> cloudwatch.Metric:
-    """A metric the handlers emit through Powertools (EMF): namespace `ddbguard`, dimension `service=ddbguard`."""
+def custom_metric(name: str, period: Duration, namespace: str) -> cloudwatch.Metric:
+    """A metric the handlers emit through Powertools (EMF): the environment's namespace (infra/naming.py),
+    dimension `service=ddbguard`."""
     return cloudwatch.Metric(
-        namespace=constants.METRICS_NAMESPACE,
+        namespace=namespace,
         metric_name=name,
         dimensions_map={"service": constants.SERVICE_NAME},
         statistic="Sum",
@@ -111,6 +110,7 @@ class Monitoring(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self.profile = settings.choice(self, settings.MONITORING_PROFILE, (FULL, LEAN))
+        self.namespace = naming.metrics_namespace(self)
         # What one route function's concurrency can reach under the stage throttle (rate x timeout + burst): a
         # concurrency alarm above it could never fire.
         self.route_concurrency_ceiling = route_concurrency_ceiling
@@ -123,6 +123,7 @@ class Monitoring(Construct):
                 f"{settings.ALARM_EVALUATION_PERIODS.name}={evaluation_periods}"
             )
 
+        self._refuse_deaf_paging()
         key = self._topic_key()
         self.topic = self._alarm_topic("AlarmTopic", "ddbguard alarms (Critical: pages)", key)
         self.warning_topic = self._alarm_topic("WarningTopic", "ddbguard warnings (worth a look, never pages)", key)
@@ -153,10 +154,13 @@ class Monitoring(Construct):
         self.facade.add_large_header("ddbguard: API, functions, table, integrity outcomes")
         self._count_statuses(access_logs)
         self._monitor_api(rest_api, routes)
+        # Lean watches the background functions (settlement, sweeper) one by one, the routes only stage-wide.
+        route_ids = {route.construct_id for route in routes}
         for function in functions:
             reserved = function.node.default_child.reserved_concurrent_executions  # type: ignore[union-attr]
-            if self.profile == FULL or reserved:
-                self._monitor_function(function, reserved=reserved)
+            invoked_by_api = function.node.id.removesuffix("Function") in route_ids
+            if self.profile == FULL or not invoked_by_api:
+                self._monitor_function(function, reserved=reserved, invoked_by_api=invoked_by_api)
         self._monitor_function(
             audit_function,
             scheduled=True,
@@ -188,7 +192,7 @@ class Monitoring(Construct):
                 f"{name}Filter",
                 log_group=access_logs,
                 filter_pattern=pattern,
-                metric_namespace=constants.METRICS_NAMESPACE,
+                metric_namespace=self.namespace,
                 metric_name=name,
                 metric_value="1",
             )
@@ -210,7 +214,7 @@ class Monitoring(Construct):
         self.facade.monitor_api_gateway(
             api=rest_api,
             api_stage=constants.API_STAGE,
-            human_readable_name=f"API {constants.API_NAME} (stage {constants.API_STAGE})",
+            human_readable_name=f"API {naming.api_name(self)} (stage {constants.API_STAGE})",
             alarm_friendly_name="Api",
             latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
             **stage_alarms,
@@ -235,8 +239,8 @@ class Monitoring(Construct):
 
     def _monitor_client_errors(self) -> None:
         """Client-error rate (401/403/404/422/429 of all requests) alarms; guard refusals (409/412) are drawn only."""
-        requests = access_log_metric(constants.API_REQUESTS_METRIC, self.period)
-        client_errors = access_log_metric(constants.API_CLIENT_ERRORS_METRIC, self.period)
+        requests = access_log_metric(constants.API_REQUESTS_METRIC, self.period, self.namespace)
+        client_errors = access_log_metric(constants.API_CLIENT_ERRORS_METRIC, self.period, self.namespace)
         rate = cloudwatch.MathExpression(
             expression="FILL(errors, 0) / FILL(requests, 1)",
             using_metrics={"errors": client_errors, "requests": requests},
@@ -263,23 +267,32 @@ class Monitoring(Construct):
                 ),
                 mc.CustomMetricGroup(
                     title="Guard refusals (409 conflicts, 412 stale versions): the guards doing their job",
-                    metrics=[access_log_metric(constants.API_GUARD_REFUSALS_METRIC, self.period), requests],
+                    metrics=[
+                        access_log_metric(constants.API_GUARD_REFUSALS_METRIC, self.period, self.namespace),
+                        requests,
+                    ],
                 ),
             ],
         )
 
     def _monitor_function(
-        self, function: lambda_.Function, *, scheduled: bool = False, reserved: object = None
+        self,
+        function: lambda_.Function,
+        *,
+        scheduled: bool = False,
+        reserved: object = None,
+        invoked_by_api: bool = False,
     ) -> None:
         name = function.node.id.removesuffix("Function")
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
         duration_limit = timeout.to_milliseconds() * settings.number(self, settings.FUNCTION_DURATION_P99_PERCENT) / 100
         # A scheduled function runs once a day: one datapoint is all there is, so 1 of 1 instead of N of M.
         once: dict[str, Any] = {"datapoints_to_alarm": 1, "evaluation_periods": 1} if scheduled else {}
-        # A function with reserved concurrency cannot exceed it: running out shows as throttles, which alarm. The
-        # others get a concurrency warning below what the stage throttle lets them reach.
+        # A function with reserved concurrency cannot exceed it: running out shows as throttles, which alarm. A
+        # route function gets a concurrency warning below what the stage throttle lets it reach; background
+        # functions are bounded by their source (stream shards, a schedule), so a concurrency alarm says nothing.
         concurrency: dict[str, Any] = {}
-        if not reserved:
+        if invoked_by_api and not reserved:
             limit = settings.number(self, settings.FUNCTION_CONCURRENCY)
             if limit >= self.route_concurrency_ceiling:
                 raise ValueError(
@@ -408,7 +421,7 @@ class Monitoring(Construct):
         for title, names in INTEGRITY_GRAPHS:
             metrics: list[cloudwatch.Metric | mc.CustomMetricWithAlarm] = []
             for name in names:
-                metric = custom_metric(name, self.period)
+                metric = custom_metric(name, self.period, self.namespace)
                 if name in alarmed:
                     metrics.append(
                         mc.CustomMetricWithAlarm(metric=metric, alarm_friendly_name=name, add_alarm=alarmed[name])
@@ -417,7 +430,7 @@ class Monitoring(Construct):
                     metrics.append(metric)
             groups.append(mc.CustomMetricGroup(title=title, metrics=metrics))
         self.facade.monitor_custom(
-            human_readable_name=f"Integrity outcomes (namespace {constants.METRICS_NAMESPACE})",
+            human_readable_name=f"Integrity outcomes (namespace {self.namespace})",
             alarm_friendly_name="Integrity",
             metric_groups=groups,
         )
@@ -447,10 +460,30 @@ class Monitoring(Construct):
         existing_arn = settings.text(self, settings.ALARM_TOPIC_ARN)
         if existing_arn:
             existing = sns.Topic.from_topic_arn(self, "ExistingAlarmTopic", existing_arn)
-            critical = mc.MultipleAlarmActionStrategy([critical, mc.SnsAlarmActionStrategy(on_alarm_topic=existing)])
+            # ALARM and OK both: an on-call tool closes the incident it opened when the alarm clears.
+            critical = mc.MultipleAlarmActionStrategy(
+                [critical, mc.SnsAlarmActionStrategy(on_alarm_topic=existing, on_ok_topic=existing)]
+            )
         warning = mc.SnsAlarmActionStrategy(on_alarm_topic=self.warning_topic, on_ok_topic=self.warning_topic)
         # jsii.implements makes BySeverity an IAlarmActionStrategy at run time; mypy cannot see it.
         return cast(mc.IAlarmActionStrategy, BySeverity({CRITICAL: critical, WARNING: warning}))
+
+    def _refuse_deaf_paging(self) -> None:
+        """A named environment that monitors in full pages someone, or does not synthesize: Critical alarms on a
+        topic nobody subscribes to would page no one. (The in-process test app names no environment.)"""
+        environment = naming.environment(self)
+        if environment is None or self.profile != FULL:
+            return
+        subscribers = (settings.ALARM_TOPIC_ARN, settings.ALARM_WEBHOOK_URL, settings.ALARM_EMAILS)
+        if any(settings.text(self, key) for key in subscribers):
+            return
+        raise ValueError(
+            f"Environment {environment!r} monitors in full ({settings.MONITORING_PROFILE.name}=full) but no one "
+            f"receives its Critical alarms. Set {settings.ALARM_TOPIC_ARN.name} (the ARN of the on-call SNS topic), "
+            f"{settings.ALARM_WEBHOOK_URL.name} (an https endpoint) or {settings.ALARM_EMAILS.name} in "
+            f"config/{environment}.json and commit it (an ARN is not a secret), or pass it for one run with "
+            f"CONTEXT='-c {settings.ALARM_TOPIC_ARN.name}=arn:<partition>:sns:<region>:<account>:<topic>'."
+        )
 
     def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
         """Emails get both topics (an inbox, not a pager); the webhook, a pager, gets Critical only."""

@@ -98,19 +98,33 @@ SES_FROM_EMAIL = ContextKey(
     "",
     "Verified SES identity the user pool sends email from (none: Cognito's limited default sender).",
 )
+# Reserved concurrency: none by default, because Lambda keeps 100 executions unreserved and a new account's quota
+# may leave nothing to reserve; `make deploy` checks the account's quota against what config/<env>.json reserves.
 SETTLEMENT_RESERVED_CONCURRENCY = ContextKey(
-    "settlementReservedConcurrency", 10, "Concurrency reserved for the settlement function (0: none reserved)."
+    "settlementReservedConcurrency", 0, "Concurrency reserved for the settlement function (0: none reserved)."
 )
 AUDIT_RESERVED_CONCURRENCY = ContextKey(
     "auditReservedConcurrency",
-    4,
-    "Concurrency reserved for the lock audit (0: none reserved); also the number of parallel Scan segments.",
+    0,
+    "Concurrency reserved for the lock audit (0: none reserved); also the number of parallel Scan segments "
+    "(4 when none is reserved).",
+)
+SWEEPER_RESERVED_CONCURRENCY = ContextKey(
+    "sweeperReservedConcurrency",
+    0,
+    "Concurrency reserved for the settlement sweeper (0: none reserved; 1: never two sweeps at once).",
 )
 POWERTOOLS_PUBLIC_LAYER = ContextKey(
     "powertoolsPublicLayer",
     False,
     "true: use AWS's public Powertools layer (resolved from SSM for the pinned version) and the runtime's boto3 "
     "instead of the dependencies layer built from requirements.txt.",
+)
+DELETION_PROTECTION = ContextKey(
+    "deletionProtection",
+    True,
+    "Deletion protection on the table and the user pool. `make deploy` sets false for a stack's first deploy only "
+    "(a rollback can then delete them) and true again in the same run, once they exist.",
 )
 # Tracing and SnapStart (docs/decisions.md, "Tracing provider" and "SnapStart").
 TRACING = ContextKey(
@@ -126,8 +140,12 @@ OTEL_LAYER_ARN = ContextKey(
 SNAP_START = ContextKey(
     "snapStart",
     False,
-    "true: SnapStart on published versions; the API invokes each function's `live` alias (restored from a snapshot).",
+    "true: SnapStart on the route functions' published versions; the API invokes each one's `live` alias (restored "
+    "from a snapshot).",
 )
+
+# What `make deploy` adds up against the account's concurrency quota (scripts/check_account.py).
+RESERVED_CONCURRENCY_KEYS = (SETTLEMENT_RESERVED_CONCURRENCY, AUDIT_RESERVED_CONCURRENCY, SWEEPER_RESERVED_CONCURRENCY)
 
 ALL_KEYS: tuple[ContextKey, ...] = (
     ALARM_EMAILS,
@@ -157,6 +175,8 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     SES_FROM_EMAIL,
     SETTLEMENT_RESERVED_CONCURRENCY,
     AUDIT_RESERVED_CONCURRENCY,
+    SWEEPER_RESERVED_CONCURRENCY,
+    DELETION_PROTECTION,
     POWERTOOLS_PUBLIC_LAYER,
     TRACING,
     OTEL_LAYER_ARN,

@@ -24,7 +24,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
 from infra.functions import Functions
 from infra.monitoring import CRITICAL, Monitoring, custom_metric
 from routes import SWEEPER_TABLE_ACCESS
@@ -91,8 +91,9 @@ class Settlement(Construct):
             access=SWEEPER_TABLE_ACCESS,
             memory_mb=constants.AUDIT_MEMORY_MB,
             timeout_seconds=SWEEPER_TIMEOUT_SECONDS,
-            # One sweep at a time: a slow sweep is never joined by the next scheduled one on the same balances.
-            reserved=1,
+            # 1: one sweep at a time, a slow sweep is never joined by the next scheduled one (its timeout equals
+            # the schedule's interval, so without a reservation two overlap only at the edge).
+            reserved=settings.count(self, settings.SWEEPER_RESERVED_CONCURRENCY),
         )
         self.schedule = events.Rule(
             self,
@@ -116,7 +117,8 @@ class Settlement(Construct):
                 self._settler.metric("IteratorAge", statistic="Maximum", period=monitoring.period),
                 ITERATOR_AGE_MS,
                 "The settlement reads the table stream minutes behind its newest record.",
-                {},
+                # A level, not a count of events: when the metric stops (no batch read), the last level stands.
+                {"treat_missing_data_override": cloudwatch.TreatMissingData.IGNORE},
             ),
             "FailureQueue": (
                 self.failure_queue.metric_approximate_number_of_messages_visible(
@@ -124,11 +126,14 @@ class Settlement(Construct):
                 ),
                 0,
                 "Stream batches the settlement gave up on wait to be re-driven (docs/operations.md).",
-                {},
+                # SQS stops sending a queue's metrics after 6 hours without activity, while messages still wait
+                # (kept 14 days): missing data keeps the alarm where it is, so it clears only on a datapoint of 0,
+                # which the re-drive's receives and deletes produce.
+                {"treat_missing_data_override": cloudwatch.TreatMissingData.IGNORE},
             ),
             "OldestUnsettled": (
                 cloudwatch.Metric(
-                    namespace=constants.METRICS_NAMESPACE,
+                    namespace=monitoring.namespace,
                     metric_name=OLDEST_UNSETTLED_METRIC,
                     dimensions_map={"service": constants.SERVICE_NAME},
                     statistic="Maximum",
@@ -158,7 +163,7 @@ class Settlement(Construct):
             metrics.append(
                 mc.CustomMetricWithAlarm(metric=metric, alarm_friendly_name=name, add_alarm={CRITICAL: alarm})
             )
-        metrics += [custom_metric(name, monitoring.period) for name in DRAWN_METRICS]
+        metrics += [custom_metric(name, monitoring.period, monitoring.namespace) for name in DRAWN_METRICS]
         monitoring.facade.monitor_custom(
             human_readable_name="Settlement (stream, sweeper, on-failure queue)",
             alarm_friendly_name=ALARM_GROUP,

@@ -9,7 +9,7 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants, environments, settings
+from infra import constants, environments, naming, settings
 from infra.api import Api
 from infra.audit import LockAuditRun
 from infra.auth import Auth
@@ -63,6 +63,10 @@ class DdbguardStack(Stack):
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
         CfnOutput(self, "AuditStateMachineArn", value=self.audit.state_machine.state_machine_arn)
         CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
+        # The runbook (docs/operations.md) finds the functions it invokes here, by name.
+        CfnOutput(self, "SettlementFunctionName", value=self.functions.settlement_function.function_name)
+        CfnOutput(self, "SweeperFunctionName", value=self.settlement.sweeper.function_name)
+        CfnOutput(self, "ApiAccessLogGroupName", value=self.api.access_logs.log_group_name)
 
 
 def cdk_json_context() -> dict[str, Any]:
@@ -70,14 +74,30 @@ def cdk_json_context() -> dict[str, Any]:
     return json.loads((constants.REPO_ROOT / "cdk.json").read_text(encoding="utf-8")).get("context", {})
 
 
-def build_app(**app_kwargs: Any) -> tuple[App, DdbguardStack]:
+class EnvironmentRequired(ValueError):
+    """The command line synthesizes for a named environment only (its config file, its names)."""
+
+
+def build_app(*, require_environment: bool = False, **app_kwargs: Any) -> tuple[App, DdbguardStack]:
     """The CDK app with cdk-nag's AWS Solutions pack attached: an unacknowledged finding fails synthesis."""
     # The CLI's own context (cdk.json, -c) takes precedence over this, so passing it under the CLI is harmless.
     context = {**cdk_json_context(), **app_kwargs.pop("context", {})}
     app = App(context=context, **app_kwargs)
     # config/<environment>.json fills what neither the command line nor the caller set.
-    environments.apply(app.node)
+    environment = environments.apply(app.node)
+    if require_environment and environment is None:
+        known = ", ".join(sorted(path.stem for path in environments.CONFIG_DIR.glob("*.json")))
+        raise EnvironmentRequired(
+            f"No environment named: run `make synth ENV=<name>` (or `cdk synth -c {naming.ENVIRONMENT_KEY}=<name>`); "
+            f"config/ has {known}."
+        )
     # cdk-nag 3 is a policy-validation plugin; the v2 `Aspects.of(app).add(...)` form no longer works.
     Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
-    stack = DdbguardStack(app, constants.STACK_ID)
+    stack = DdbguardStack(
+        app,
+        constants.STACK_ID,
+        stack_name=naming.stack_name(environment),
+        # It holds the table and the user pool: deleting the stack takes a deliberate step first (make destroy).
+        termination_protection=True,
+    )
     return app, stack

@@ -6,7 +6,7 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from constructs import Construct
 
-from infra import constants
+from infra import constants, settings
 
 
 class Storage(Construct):
@@ -29,9 +29,11 @@ class Storage(Construct):
             # content, personal data included, copied into the stream).
             stream=dynamodb.StreamViewType.KEYS_ONLY,
             # Ledger entries are money records: neither `cdk destroy` nor a console click may delete them. Retained
-            # except on create: a first deploy that rolls back removes the (still empty) table instead of orphaning it.
+            # except on create: a first deploy that rolls back removes the (still empty) table instead of orphaning it,
+            # which DynamoDB allows only without deletion protection, so the first deploy creates it unprotected and
+            # `make deploy` turns protection on right after (docs/decisions.md, "A first deploy that fails").
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
-            deletion_protection=True,
+            deletion_protection=settings.flag(self, settings.DELETION_PROTECTION),
         )
         # Sparse: only balances whose `pending` is non-empty carry its keys, so the sweeper's Query reads what waits
         # for settlement, not the table; keys only, the sweeper needs nothing else. Written when a balance starts or

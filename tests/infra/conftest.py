@@ -137,6 +137,7 @@ CUSTOM_CONTEXT: dict[str, Any] = {
     "apiStageBurstLimit": "300",
     "settlementReservedConcurrency": "3",
     "auditReservedConcurrency": "2",
+    "sweeperReservedConcurrency": "1",
     "tracing": "otel",
     "otelLayerArn": "arn:aws-cn:lambda:cn-north-1:111122223333:layer:AWSOpenTelemetryDistroPython:99",
     "snapStart": "true",

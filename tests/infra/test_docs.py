@@ -93,3 +93,60 @@ def test_the_counts_in_the_docs_are_the_templates(synth: Synth) -> None:
 @pytest.mark.parametrize("stale", ["19 functions", "120 alarms", "128 alarm metrics", "45 acknowledged"])
 def test_no_stale_count_is_left_in_the_docs(stale: str) -> None:
     assert stale not in DOCS.read_text(encoding="utf-8")
+
+
+def test_the_docs_name_every_ignored_cfn_lint_rule() -> None:
+    import yaml
+
+    from infra import constants
+
+    ignored = yaml.safe_load(constants.CFN_LINT_CONFIG.read_text(encoding="utf-8"))["ignore_checks"]
+    paragraph = DOCS.read_text(encoding="utf-8").split("cfn-lint reads `.cfnlintrc.yaml`", 1)[1].split("\n\n", 1)[0]
+    assert ignored
+    for rule in ignored:
+        assert f"`{rule}`" in paragraph, rule
+
+
+def test_the_functions_that_can_read_the_whole_table_are_the_ones_the_docs_name(synth: Synth) -> None:
+    scanners = set()
+    for props in synth.of_type("AWS::Lambda::Function").values():
+        actions = [a for s in synth.role_statements(props["Properties"]) for a in synth.as_list(s["Action"])]
+        if "dynamodb:Scan" in actions:
+            scanners.add(props["Properties"]["Handler"])
+    assert scanners == {"audit.audit_locks.handler", "streams.sweep_pending.handler"}
+    assert "the audit and the sweeper are the two functions that can read the whole" in DOCS.read_text(encoding="utf-8")
+
+
+def test_the_idle_alarm_cost_is_the_templates(synth: Synth) -> None:
+    """The cost table's alarm row: $0.10 per alarm metric, counted from the full and the lean template."""
+    text = DOCS.read_text(encoding="utf-8")
+    (row,) = [line for line in text.splitlines() if line.startswith("| CloudWatch alarms |")]
+    full, lean = (int(n) for n in re.findall(r"(\d+) / (\d+) alarm metrics", row)[0])
+    full_cost, lean_cost = (float(n) for n in re.findall(r"\$(\d+\.\d\d)", row)[-2:])
+    documented, documented_lean = _documented_counts()
+    assert (full, lean) == (documented["alarm metric"], documented_lean["alarm metric"])
+    assert (full_cost, lean_cost) == (round(full * 0.10, 2), round(lean * 0.10, 2))
+
+
+def _size_mb(path: Path) -> float:
+    return sum(item.stat().st_size for item in path.rglob("*") if item.is_file()) / 1_000_000
+
+
+def test_the_documented_sizes_are_the_synthesized_assets(synth: Synth) -> None:
+    """The "Sizes" table, from the staged assets of the template (what `make sizes` prints)."""
+    layers = {
+        props["Properties"]["Description"]: _size_mb(synth.asset_dir(props["Properties"]["Content"]))
+        for props in synth.of_type("AWS::Lambda::LayerVersion").values()
+    }
+    (dependencies,) = [size for description, size in layers.items() if description.startswith("Pinned runtime")]
+    (shared,) = [size for description, size in layers.items() if description.startswith("ddbguard and")]
+    any_function = next(iter(synth.of_type("AWS::Lambda::Function").values()))
+    code = _size_mb(synth.asset_dir(any_function["Properties"]["Code"]))
+    table = DOCS.read_text(encoding="utf-8").split("**Sizes**", 1)[1].split("\n\n", 2)[1]
+    documented = [float(n) for n in re.findall(r"\| ([\d.]+) MB", table)]
+    assert documented == [
+        round(dependencies, 1),
+        round(shared, 1),
+        round(code, 2),
+        round(dependencies + shared + code, 1),
+    ]

@@ -189,7 +189,9 @@ def _pins() -> dict[str, str]:
 
 def test_deployed_dependencies_are_exactly_the_pins_the_tests_ran_with(synth: Synth) -> None:
     deployed = _distributions(_dependency_layer_dir(synth) / "python")
-    assert deployed == _pins(), "requirements.txt must pin the whole closure, and the layer must hold nothing else"
+    # The default tracing provider never imports the X-Ray SDK: the layer ships without it (and its wrapt).
+    expected = {name: version for name, version in _pins().items() if name not in dependency_layer.XRAY_SDK_ONLY}
+    assert deployed == expected, "requirements.txt must pin the whole closure, and the layer must hold nothing else"
     # The venv this very test runs in has the same versions: the tested SDK is the deployed SDK.
     for name, version in deployed.items():
         assert metadata.version(name) == version, name
@@ -278,3 +280,14 @@ def test_layer_cache_is_keyed_by_the_requirements() -> None:
         dependency_layer.HOST_PLATFORM
     )
     assert ".local/" in (constants.REPO_ROOT / ".gitignore").read_text(encoding="utf-8")
+
+
+def test_the_xray_sdk_ships_only_with_its_tracing_provider(synth: Synth, tmp_path: Path) -> None:
+    from .conftest import synthesize
+
+    default = _dependency_layer_dir(synth) / "python"
+    assert not (default / "aws_xray_sdk").exists() and not (default / "wrapt").exists()
+    xray = synthesize(tmp_path, {"tracing": "xray-sdk", "monitoringProfile": "lean"})
+    deployed = _distributions(_dependency_layer_dir(xray) / "python")
+    assert deployed == _pins()  # the whole closure, the X-Ray SDK included
+    assert (_dependency_layer_dir(xray) / "python" / "aws_xray_sdk").is_dir()

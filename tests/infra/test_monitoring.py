@@ -208,8 +208,8 @@ def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Sy
         severity = "Warning" if name == "AuditLocks" else "Critical"
         for kind in (f"Fault-Count-{severity}", f"Throttled-Count-{severity}", "Latency-P99-Warning"):
             assert f"{constants.STACK_ID}-{name}-{kind}" in names
-    # Concurrency warns for the route functions; settlement and the audit have reserved concurrency, which they
-    # cannot exceed (running out shows as throttles, which alarm).
+    # Concurrency warns for the route functions only: the background functions are bounded by their source (and
+    # cannot exceed a reservation; running out shows as throttles, which alarm).
     for name in function_names:
         expected = name not in {"AuditLocks", "SettleEntries"}
         assert (f"{constants.STACK_ID}-{name}-Running-Tasks-High-Warning" in names) == expected, name

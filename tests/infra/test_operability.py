@@ -13,8 +13,11 @@ import pytest
 from aws_cdk.assertions import Template
 
 from infra import constants, environments
+from infra.settlement import SWEEPER_HANDLER
 from infra.stack import build_app
 from routes import ROUTES
+
+from .conftest import CUSTOM_CONTEXT
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -65,18 +68,25 @@ def test_every_retained_resource_is_retained_except_on_create(synth: Synth) -> N
 # --- configuration committed per environment ---------------------------------------------------------------
 
 
-def test_a_deploy_without_flags_uses_the_committed_dev_configuration() -> None:
+def test_synth_diff_and_deploy_use_the_named_environments_configuration() -> None:
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^ENV\s*\?=\s*dev$", makefile, re.M)
+    assert re.search(r"^ENV\s*\?=\s*$", makefile, re.M)  # no default: tests/infra/test_environments.py
     for target in ("synth", "diff"):
         (recipe,) = re.findall(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M)
         assert "$(ENV_CONTEXT)" in recipe, target
-    assert re.search(r"^deploy: synth", makefile, re.M)  # deploys the assembly synth built with the file
+    for target in ("synth", "diff", "deploy", "destroy"):
+        assert re.search(rf"^{target}: require-env", makefile, re.M), target
     assert (REPO_ROOT / "config" / "dev.json").is_file()
 
 
 def test_the_environment_file_fills_context_and_the_command_line_wins() -> None:
-    app, _stack = build_app(context={"environment": "prod", "auditReservedConcurrency": "7"})
+    app, _stack = build_app(
+        context={
+            "environment": "prod",
+            "auditReservedConcurrency": "7",
+            "alarmTopicArn": "arn:aws:sns:us-east-1:111122223333:oncall",
+        }
+    )
     prod = environments.load("prod")
     assert app.node.try_get_context("monitoringProfile") == prod["monitoringProfile"]
     assert app.node.try_get_context("settlementReservedConcurrency") == prod["settlementReservedConcurrency"]
@@ -169,6 +179,12 @@ def test_without_a_domain_there_is_no_domain_and_execute_api_stays(synth: Synth)
     assert not api["Properties"].get("DisableExecuteApiEndpoint", False)
 
 
+def test_the_default_endpoint_refuses_tls_below_1_2(synth: Synth) -> None:
+    (api,) = synth.of_type("AWS::ApiGateway::RestApi").values()
+    assert api["Properties"]["SecurityPolicy"] == "TLS_1_2"
+    assert api["Properties"].get("DisableExecuteApiEndpoint") in (None, False)
+
+
 def test_a_custom_domain_serves_tls_1_2_and_disables_execute_api(operator_template: dict[str, Any]) -> None:
     (domain,) = _of_type(operator_template, "AWS::ApiGateway::DomainName").values()
     assert domain["Properties"]["DomainName"] == OPERATOR_CONTEXT["apiDomainName"]
@@ -214,20 +230,36 @@ def test_the_admin_mfa_decision_is_recorded() -> None:
 # --- reserved concurrency ---------------------------------------------------------------------------------------
 
 
-def test_settlement_and_audit_reserve_concurrency(synth: Synth) -> None:
-    functions = synth.functions_by_handler()
-    for handler, expected in ((constants.SETTLEMENT_HANDLER, 10), (constants.AUDIT_HANDLER, 4)):
+RESERVED_BY_HANDLER = {
+    constants.SETTLEMENT_HANDLER: "settlementReservedConcurrency",
+    constants.AUDIT_HANDLER: "auditReservedConcurrency",
+    SWEEPER_HANDLER: "sweeperReservedConcurrency",
+}
+
+
+def test_nothing_is_reserved_by_default_so_a_new_account_can_take_the_stack(synth: Synth) -> None:
+    for handler, (_logical_id, props) in synth.functions_by_handler().items():
+        assert "ReservedConcurrentExecutions" not in props, handler
+
+
+def test_each_reservation_is_configurable(custom_synth: Synth) -> None:
+    functions = custom_synth.functions_by_handler()
+    for handler, key in RESERVED_BY_HANDLER.items():
         _logical_id, props = functions[handler]
-        assert props["ReservedConcurrentExecutions"] == expected, handler
+        assert props["ReservedConcurrentExecutions"] == int(CUSTOM_CONTEXT[key]), handler
 
 
 def test_the_audit_map_never_runs_more_segments_than_reserved_executions_and_no_function_invokes(
-    synth: Synth,
+    synth: Synth, custom_synth: Synth
 ) -> None:
-    _logical_id, props = synth.functions_by_handler()[constants.AUDIT_HANDLER]
-    (machine,) = synth.of_type("AWS::StepFunctions::StateMachine").values()
-    definition = json.dumps(machine["Properties"]["DefinitionString"])
-    assert f'\\"MaxConcurrency\\":{props["ReservedConcurrentExecutions"]}' in definition
+    # Unreserved (the default), the Map runs the default segment count; reserved, exactly the reservation.
+    for template, expected in (
+        (synth, constants.AUDIT_DEFAULT_SEGMENTS),
+        (custom_synth, int(CUSTOM_CONTEXT["auditReservedConcurrency"])),
+    ):
+        (machine,) = template.of_type("AWS::StepFunctions::StateMachine").values()
+        definition = json.dumps(machine["Properties"]["DefinitionString"])
+        assert f'\\"MaxConcurrency\\":{expected}' in definition
     for handler, (_other_id, other) in synth.functions_by_handler().items():
         assert not any("lambda:" in json.dumps(s["Action"]) for s in synth.role_statements(other)), handler
 

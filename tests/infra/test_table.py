@@ -5,11 +5,12 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk.assertions import Match, Template
 
 from infra import constants
+from infra.stack import build_app
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -92,3 +93,28 @@ def test_table_is_retained(template: Template) -> None:
 def test_table_has_no_provisioned_throughput(synth: Synth) -> None:
     (table,) = synth.of_type("AWS::DynamoDB::Table").values()
     assert "ProvisionedThroughput" not in table["Properties"]
+
+
+def _stateful(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        value["Type"]: value
+        for value in template["Resources"].values()
+        if value["Type"] in {"AWS::DynamoDB::Table", "AWS::Cognito::UserPool"}
+    }
+
+
+def test_a_first_deploy_creates_the_table_and_pool_unprotected_so_a_rollback_can_delete_them(synth: Synth) -> None:
+    # docs/decisions.md, "A first deploy that fails leaves nothing behind": `make deploy` deploys a new stack once
+    # with deletionProtection=false, then again with the default.
+    _app, stack = build_app(context={"deletionProtection": "false", "monitoringProfile": "lean"})
+    first = _stateful(dict(Template.from_stack(stack).to_json()))
+    table, pool = first["AWS::DynamoDB::Table"], first["AWS::Cognito::UserPool"]
+    assert table["Properties"]["DeletionProtectionEnabled"] is False
+    assert pool["Properties"]["DeletionProtection"] == "INACTIVE"
+    for resource in (table, pool):
+        assert resource["DeletionPolicy"] == "RetainExceptOnCreate"  # a rollback of the create deletes it
+    then = _stateful(synth.json)
+    assert then["AWS::DynamoDB::Table"]["Properties"]["DeletionProtectionEnabled"] is True
+    assert then["AWS::Cognito::UserPool"]["Properties"]["DeletionProtection"] == "ACTIVE"
+    for resource in then.values():
+        assert resource["DeletionPolicy"] == "RetainExceptOnCreate" and resource["UpdateReplacePolicy"] == "Retain"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
 from ddbguard.tracing import handler_tracer
 
 SERVICE = "ddbguard"
-NAMESPACE = "ddbguard"
+# Each deployed environment has its own namespace (`ddbguard-prod`), set by the stack; `ddbguard` elsewhere.
+NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "ddbguard"
 
 logger = Logger(service=SERVICE)
 # Powertools Tracer only when the deployment asks for the X-Ray SDK (ddbguard.tracing).
