@@ -68,3 +68,40 @@ def test_a_look_alike_account_frees_its_lock_on_delete_and_the_audit_finds_nothi
     assert api.delete(f"/accounts/{account['accountId']}", if_match=0).status == 204
     assert lock_owner(raw_client, "EMAIL", f"alice.{uid}@example.com") is None
     assert _sign_up(api, f"alice.{uid}@example.com", f"ascii_{uid}").status == 201
+
+
+# The findings of an independent attack: each a twin of `kate.cole.<uid>@example.com`, refused (409 or 422).
+FOLD_TWINS = [
+    ("greek-capitals", "\u039a\u0391\u03a4\u0395.COLE.{uid}@EXAMPLE.COM", 409),  # Κ Α Τ Ε
+    ("one-greek-capital-kappa", "\u039aate.cole.{uid}@example.com", 409),
+    ("one-cyrillic-capital-te", "ka\u0422e.cole.{uid}@example.com", 409),
+    ("greek-lower-case-of-the-capitals", "\u03ba\u03b1\u03c4\u03b5.cole.{uid}@example.com", 409),
+    ("lunate-sigma", "kate.\u03f2ole.{uid}@example.com", 422),
+    ("combining-grapheme-joiner", "kate\u034f.cole.{uid}@example.com", 422),
+    ("variation-selector-16", "kate\ufe0f.cole.{uid}@example.com", 422),
+    ("mongolian-free-variation-selector", "kate\u180b.cole.{uid}@example.com", 422),
+    ("hangul-filler", "kate\u3164.cole.{uid}@example.com", 422),
+]
+
+
+@pytest.mark.parametrize(("name", "spelling", "status"), FOLD_TWINS, ids=[name for name, _, _ in FOLD_TWINS])
+def test_a_twin_of_a_taken_email_is_refused_on_create_and_on_change(api, raw_client, uid, name, spelling, status):
+    first = _sign_up(api, f"kate.cole.{uid}@example.com", f"kate_{uid}")
+    assert first.status == 201, first.json
+    twin = _sign_up(api, spelling.format(uid=uid), f"twin_{uid}")
+    assert twin.status == status, twin.json
+    assert [e["field"] for e in twin.json["errors"]] == ["email"]
+    assert lock_owner(raw_client, "HANDLE", f"twin_{uid}") is None
+    mover = _sign_up(api, f"mover.{uid}@example.com", f"mover_{uid}").json
+    change = api.patch(f"/accounts/{mover['accountId']}", {"email": spelling.format(uid=uid)}, if_match=0)
+    assert change.status == status, change.json
+    assert api.get(f"/accounts/{mover['accountId']}").json["email"] == f"mover.{uid}@example.com"
+
+
+def test_an_idn_domain_in_its_xn_spelling_is_the_unicode_address(api, uid):
+    first = _sign_up(api, f"kate.{uid}@b\u00fccher.example", f"kate_{uid}")
+    assert first.status == 201, first.json
+    twin = _sign_up(api, f"kate.{uid}@xn--bcher-kva.example", f"twin_{uid}")
+    assert (twin.status, twin.code) == (409, "unique_violation"), twin.json
+    other = _sign_up(api, f"ann.{uid}@XN--BCHER-KVA.example", f"ann_{uid}")
+    assert other.status == 201 and other.json["email"] == f"ann.{uid}@b\u00fccher.example", other.json
