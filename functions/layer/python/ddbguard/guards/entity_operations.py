@@ -254,12 +254,13 @@ def _update_in_place(
 ) -> dict[str, Any]:
     """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
     recognises its own change in the failed guard's ALL_OLD item."""
+    not_stamped = replays.not_stamped_by(identity)
     try:
         written = versioning.update_item(
             entity.key(item_id, owner_sub),
             expected,
             set_values={**set_values, **replays.update_stamp(identity)},
-            condition=guard,
+            condition=guard if not_stamped is None else guard & not_stamped,
         )
     except writes.ConditionFailed as failed:
         if replays.is_own_update(failed.item, identity, expected):
