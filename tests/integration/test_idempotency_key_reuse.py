@@ -10,8 +10,10 @@ a key-level record would need a second item, so a transaction, where the call bu
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,3 +191,31 @@ def test_a_reused_key_is_422_on_an_environment_that_never_saw_it(api, raw_client
     for other in others:
         reused = other.send(api, key)
         assert (reused.status, reused.code) == (422, "idempotency_key_reused"), (other, reused.json)
+
+
+@pytest.mark.parametrize("same_body", [True, False], ids=["one-body", "many-bodies"])
+def test_one_key_racing_on_fresh_environments_applies_once(api, same_body):
+    """Twelve threads send one PATCH key at once, each on a fresh environment, at the same If-Match: one change is
+    applied; the others answer its response again (same body) or 422 (another body). Never a second version."""
+    account = _account(api)
+    path, key = f"/accounts/{account}", f"k-{uuid.uuid4()}"
+    bodies = [{"displayName": "Same" if same_body else f"Name {n}"} for n in range(12)]
+    barrier = threading.Barrier(len(bodies))
+
+    def send(body: dict):
+        barrier.wait()
+        return Call("PATCH", path, body, 0).send(api, key)
+
+    with ThreadPoolExecutor(max_workers=len(bodies)) as pool:
+        replies = list(pool.map(send, bodies))
+    applied = [reply for reply in replies if reply.status == 200 and reply.header("Idempotent-Replayed") is None]
+    assert len(applied) == 1, [(r.status, r.json) for r in replies]
+    stored = api.get(path, sub=SUB).json
+    assert stored["version"] == 1 and stored == applied[0].json
+    for reply in replies:
+        if reply is applied[0]:
+            continue
+        if same_body:
+            assert (reply.status, reply.json, reply.header("Idempotent-Replayed")) == (200, stored, "true")
+        else:
+            assert (reply.status, reply.code) == (422, "idempotency_key_reused"), reply.json
