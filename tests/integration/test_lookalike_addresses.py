@@ -3,6 +3,9 @@ transaction's lock, on DynamoDB Local. Pure-ASCII addresses keep their own keys,
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from ddbguard.domain import lock_audit
@@ -105,3 +108,32 @@ def test_an_idn_domain_in_its_xn_spelling_is_the_unicode_address(api, uid):
     assert (twin.status, twin.code) == (409, "unique_violation"), twin.json
     other = _sign_up(api, f"ann.{uid}@XN--BCHER-KVA.example", f"ann_{uid}")
     assert other.status == 201 and other.json["email"] == f"ann.{uid}@b\u00fccher.example", other.json
+
+
+def test_look_alike_spellings_racing_for_one_address_have_exactly_one_winner(api, raw_client, uid):
+    spellings = [
+        f"kate.{uid}@example.com",
+        f"KATE.{uid}@EXAMPLE.COM",
+        f"\u039a\u0391\u03a4\u0395.{uid}@example.com",  # Greek capitals
+        f"\u03ba\u03b1\u03c4\u03b5.{uid}@example.com",  # Greek lower case
+        f"ka\u0422e.{uid}@example.com",  # Cyrillic capital Te
+        f"k\u0430te.{uid}@ex\u0430mple.com",  # Cyrillic a, twice
+        f"kat\u0435.{uid}@xn--xample-2of.com",  # Cyrillic e; the domain: xn-- spelling of "еxample" (Cyrillic e)
+        f"\uff4b\uff41\uff54\uff45.{uid}@example.com",  # fullwidth
+    ]
+    barrier = threading.Barrier(len(spellings))
+
+    def sign_up(numbered: tuple[int, str]):
+        number, email = numbered
+        barrier.wait()
+        return _sign_up(api, email, f"racer{number}_{uid}")
+
+    with ThreadPoolExecutor(max_workers=len(spellings)) as pool:
+        replies = list(pool.map(sign_up, enumerate(spellings)))
+    winners = [reply for reply in replies if reply.status == 201]
+    assert len(winners) == 1, [(r.status, r.json) for r in replies]
+    assert all((r.status, r.code) == (409, "unique_violation") for r in replies if r is not winners[0])
+    assert lock_owner(raw_client, "EMAIL", f"kate.{uid}@example.com") == f"ACCT#{winners[0].json['accountId']}"
+    for number, _ in enumerate(spellings):
+        if replies[number] is not winners[0]:
+            assert lock_owner(raw_client, "HANDLE", f"racer{number}_{uid}") is None
