@@ -143,6 +143,11 @@ def test_an_invalid_idn_domain_is_refused():
     assert problem is not None and "domain" in problem.message
 
 
+def test_the_documented_exceptions_are_the_datas_ascii_shapes():
+    """SHAPES (and docs/api.md) list what the data says: ASCII letters and digits TR39 gives one prototype."""
+    assert set(confusables.ascii_shapes()) == {frozenset(group) for group in SHAPES}
+
+
 def test_the_data_is_the_pinned_version_and_nfd_is_a_fixpoint_of_prototypes():
     assert confusables.data_version() == "18.0.0"
     data = _data()

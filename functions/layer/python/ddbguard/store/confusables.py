@@ -31,17 +31,33 @@ _DATA = Path(__file__).with_name("confusables.tsv")
 
 
 @cache
-def _prototypes() -> dict[str, str]:
-    """Each listed character -> its prototype (NFD), as confusables.txt gives it; ASCII maps to itself."""
-    prototypes: dict[str, str] = {}
+def _listed() -> dict[str, str]:
+    """Each listed character -> its prototype (NFD), as confusables.txt gives it."""
+    listed: dict[str, str] = {}
     for line in _DATA.read_text(encoding="utf-8").splitlines():
-        if not line or line.startswith("#"):
-            continue
-        source, target = line.split("\t")
-        character = chr(int(source, 16))
-        if not character.isascii():
-            prototypes[character] = "".join(chr(int(point, 16)) for point in target.split())
-    return prototypes
+        if line and not line.startswith("#"):
+            source, target = line.split("\t")
+            listed[chr(int(source, 16))] = "".join(chr(int(point, 16)) for point in target.split())
+    return listed
+
+
+@cache
+def _prototypes() -> dict[str, str]:
+    """The listed non-ASCII characters -> their prototypes: ASCII is its own prototype (see the module text)."""
+    return {character: prototype for character, prototype in _listed().items() if not character.isascii()}
+
+
+@cache
+def ascii_shapes() -> tuple[frozenset[str], ...]:
+    """The ASCII letters and digits TR39 gives one prototype and this key keeps apart, each group folded: from the
+    data, ({'1', 'i', 'l'}, {'0', 'o'}, {'m', 'rn'}). Punctuation is left out: a look-alike of `l` that folds to `|`
+    is refused, not keyed as `l`."""
+    groups: dict[str, set[str]] = {}
+    for character, prototype in _listed().items():
+        both_ascii_alphanumeric = all(text.isascii() and text.isalnum() for text in (character, prototype))
+        if both_ascii_alphanumeric and character != prototype:
+            groups.setdefault(prototype.casefold(), {prototype.casefold()}).add(character.casefold())
+    return tuple(frozenset(group) for _, group in sorted(groups.items()))
 
 
 def data_version() -> str:
@@ -100,12 +116,8 @@ def comparable_form(normalised: str) -> str:
     return unicodedata.normalize("NFC", "".join(_comparable_character(ch) for ch in decomposed))
 
 
-# ASCII shapes TR39 calls one (1, I and l; 0 and O; m and rn) that this key keeps apart (see the module text).
-_ASCII_SHAPE_GROUPS = (frozenset({"l", "1", "i"}), frozenset({"o", "0"}), frozenset({"m", "rn"}))
-
-
 def _same_shape(first: str, second: str) -> bool:
-    return first == second or any({first, second} <= group for group in _ASCII_SHAPE_GROUPS)
+    return first == second or any({first, second} <= group for group in ascii_shapes())
 
 
 @cache
