@@ -19,12 +19,15 @@ from local.tokens import make_token
 
 BODY_ROUTES = [route for route in routes.ROUTES if route.body is not None]
 # Each a byte sequence a client sent that once broke the connection or could: a lone surrogate escape as a key, as a
-# value, a pair split across a key, and one in a nested object.
+# value, a pair split across a key, and one in a nested object; then the look-alike findings.
 FINDINGS = [
     b'{"\\udc00": 1}',
     b'{"\\ud800": "\\udfff"}',
     b'{"email": "\\udc00@example.com", "username": "a\\ud83d"}',
     b'{"items": [{"\\udcff": 1}], "amountCents": "\\ud800"}',
+    # Invisible marks and a fold-ambiguous letter in every unique-looking field: refused wherever they land.
+    b'{"email": "kate\\u034f\\ufe0f@example.com", "username": "kate\\u3164", "status": "PAID\\u180b"}',
+    b'{"email": "kate.\\u03f2ole@example.com", "username": "\\u039dina", "accountId": "\\u03f2"}',
 ]
 LONE_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
