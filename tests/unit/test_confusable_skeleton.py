@@ -122,8 +122,9 @@ def test_a_stored_value_normalises_to_itself_and_keeps_its_key():
     ["\u034f", "\ufe0f", "\u180b", "\u3164", "\u115f", "\uffa0", "\u200b", "\u200d", "\u2060", "\U000e0100", "\u00ad"],
 )
 def test_invisible_marks_are_refused(mark):
-    problem = email_problem(email_form(f"kate{mark}@example.com"))
-    assert problem is not None and problem.code == "invalid_format"
+    for spelling in (f"kate{mark}@example.com", f"kate@exa{mark}mple.com", f"kate@b\u00fc{mark}cher.example"):
+        problem = email_problem(email_form(spelling))
+        assert problem is not None and problem.code == "invalid_format", spelling
 
 
 @pytest.mark.parametrize("character", ["\u03f2", "\u03f9", "\u039d", "\u0392"])  # ϲ Ϲ Ν Β

@@ -60,7 +60,8 @@ def email_form(value: str) -> str:
     names it."""
     normalised = unique_form(value)
     local, at, domain = normalised.rpartition("@")
-    if not at or (domain.isascii() and "xn--" not in domain):
+    # UTS #46 drops some invisible characters silently; left in, they are refused by `email_problem`.
+    if not at or (domain.isascii() and "xn--" not in domain) or _DEFAULT_IGNORABLE.search(domain):
         return normalised
     # About 0.1 s of tables: paid by internationalised domains only, not by every cold start.
     import idna
