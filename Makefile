@@ -28,7 +28,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi confusables fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -51,6 +51,7 @@ help:
 	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
+	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -202,6 +203,11 @@ events: install
 
 openapi: install
 	$(PY) -m local.openapi
+
+# The look-alike data the lock keys are built from, from a Unicode confusables.txt (UTS #39) at the pinned version.
+confusables: venv
+	@test -n "$(SOURCE)" || { echo "usage: make confusables SOURCE=<path to Unicode's confusables.txt>" >&2; exit 2; }
+	$(PY) scripts/compact_confusables.py "$(SOURCE)"
 
 # Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install

@@ -45,7 +45,8 @@ Data integrity on DynamoDB: unique emails and usernames, money that never goes n
 are never lost. The human guide, with a curl walk-through and the error catalogue, is docs/api.md.
 
 Every route but `GET /health` needs `Authorization: Bearer <token>`: a Cognito user-pool ID token when
-deployed; locally (`make run`) any unsigned JWT whose payload carries `sub` (`make token SUB=alice`).
+deployed; locally (`make run`) a JWT signed RS256 with the local key, checked as Cognito's would be
+(`make token SUB=alice`).
 Errors are RFC 9457 problem details (`application/problem+json`) whose `code` is the machine-readable
 reason; each response below lists the codes it can carry. A method a path does not have answers
 405 `method_not_allowed` with `Allow`; an unknown path 404 `not_found`. Locally, `GET /openapi.json`
@@ -304,7 +305,7 @@ def build_document() -> dict[str, Any]:
             security_schemes={
                 "cognito": HTTPBearer(
                     bearerFormat="JWT",
-                    description="Cognito user-pool ID token (deployed); locally any unsigned JWT with `sub`.",
+                    description="Cognito user-pool ID token (deployed); locally RS256-signed, from `make token`.",
                 )
             },
             security=[{"cognito": []}],

@@ -94,7 +94,7 @@ def main() -> int:
         origins = allowed_origins()
         if origins:
             print(f"ddbguard: CORS allowed for {', '.join(origins)}")
-        print(f"ddbguard: demo token for sub=alice (local only, unsigned):\n  export TOKEN={token}")
+        print(f"ddbguard: demo token for sub=alice (local only, RS256-signed locally):\n  export TOKEN={token}")
         print(f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN"    # alice\'s accounts')
         print("ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops")
         sys.stdout.flush()

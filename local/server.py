@@ -10,9 +10,11 @@ the handlers run as deployed. A handler that raises, or whose process dies, answ
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import traceback
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -156,7 +158,12 @@ def invoke(
     for name, values in (response.get("multiValueHeaders") or {}).items():
         out_headers[name] = values
     payload = response.get("body") or ""
-    data = payload.encode() if not response.get("isBase64Encoded") else __import__("base64").b64decode(payload)
+    # "replace": a body is UTF-8 whatever a handler put in it (handlers already write through `json_body`).
+    data = (
+        payload.encode(errors="replace")
+        if not response.get("isBase64Encoded")
+        else __import__("base64").b64decode(payload)
+    )
     return int(response.get("statusCode", 502)), out_headers, data
 
 
@@ -201,6 +208,30 @@ class _Handler(BaseHTTPRequestHandler):
         if name.startswith("do_"):
             return self._serve
         raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The server's own refusals (431 headers too large, 414 request line too long, 400 unreadable request,
+        505 version) as problem+json, as every other answer is; the detail never echoes what the client sent."""
+        phrase = HTTPStatus(code).phrase
+        status, headers, data = _problem(code, re.sub(r"[^a-z]+", "_", phrase.lower()).strip("_"), f"{phrase}.")
+        self.close_connection = True
+        # http.server takes an unreadable request line for HTTP/0.9 and would send the body without a status line.
+        if not self.request_version.startswith("HTTP/1."):
+            self.request_version = "HTTP/1.1"
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Connection", "close")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if getattr(self, "command", "") != "HEAD":
+            self.wfile.write(data)
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        # The route template, never the request target: a query string may carry a token or an address.
+        method = getattr(self, "command", "") or "-"
+        route = find_route(method, urlsplit(getattr(self, "path", "") or "/").path)[0] if method != "-" else None
+        self.log_message("%s %s %s %s", method, route.path if route is not None else "(no route)", code, size)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's signature
         if self.server.quiet:  # type: ignore[attr-defined]

@@ -98,3 +98,42 @@ def test_a_create_replayed_on_the_same_environment_makes_no_call(warm, ddb_clien
     again, calls = calls_of(ddb_client, lambda: warm.post("/accounts", body, idempotency_key=key))
     assert (first.status, again.status, again.json, calls) == (201, 201, first.json, [])
     assert again.header("Location") == first.header("Location") and again.header("ETag") == first.header("ETag")
+
+
+def _order(api: ApiClient, account: str) -> dict:
+    body = {"accountId": account, "items": [{"sku": "BOOK-1", "quantity": 1, "unitPriceCents": 100}]}
+    reply = api.post("/orders", body)
+    assert reply.status == 201, reply.json
+    return reply.json
+
+
+@pytest.mark.parametrize("resource", ["account", "order"])
+def test_a_patch_key_reused_with_another_body_is_422_on_a_fresh_environment(warm, api, raw_client, resource):
+    account = open_funded_ledger(api, raw_client, "alice", 0)
+    if resource == "account":
+        path, first_body, other_body = f"/accounts/{account}", {"displayName": "First"}, {"displayName": "Other"}
+    else:
+        path = f"/orders/{_order(api, account)['orderId']}"
+        first_body, other_body = {"status": "CANCELLED"}, {"status": "PAID"}
+    before = api.get(path).json["version"]
+    key = f"k-{uuid.uuid4()}"
+    first = warm.patch(path, first_body, if_match=before, idempotency_key=key)
+    assert first.status == 200, first.json
+    # A fresh environment, the current If-Match: only the stamp on the item can tell the key was used.
+    reused = api.patch(path, other_body, if_match=first.json["version"], idempotency_key=key)
+    assert (reused.status, reused.code) == (422, "idempotency_key_reused"), reused.json
+    assert api.get(path).json == first.json  # nothing applied
+    retried = api.patch(path, first_body, if_match=first.json["version"], idempotency_key=key)
+    assert (retried.status, retried.json) == (200, first.json)
+    assert retried.header("Idempotent-Replayed") == "true"
+    assert api.get(path).json["version"] == before + 1  # applied once
+
+
+def test_a_delete_key_reused_on_another_order_is_422_on_a_fresh_environment(warm, api, raw_client):
+    account = open_funded_ledger(api, raw_client, "alice", 0)
+    first_order, other_order = _order(api, account), _order(api, account)
+    key = f"k-{uuid.uuid4()}"
+    assert warm.delete(f"/orders/{first_order['orderId']}", if_match=0, idempotency_key=key).status == 204
+    reused = api.delete(f"/orders/{other_order['orderId']}", if_match=0, idempotency_key=key)
+    assert (reused.status, reused.code) == (422, "idempotency_key_reused"), reused.json
+    assert api.get(f"/orders/{other_order['orderId']}").status == 200

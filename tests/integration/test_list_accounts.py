@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from ddbguard.store import keys
 from local.scenarios import create_account
 from tests.support.call_counter import counting_calls
@@ -121,3 +123,13 @@ def test_racing_creates_and_deletes_keep_the_list_exactly_the_live_accounts(api,
         thread.join(timeout=60)
     listed = [a["accountId"] for a in _page(api, owner, limit=100)["accounts"]]
     assert sorted(listed) == sorted(created)
+
+
+def test_a_cursor_says_nothing_of_whose_list_it_pages(api, uid):
+    owner = f"sub-{uid}"
+    for _ in range(2):
+        create_account(api, owner)
+    cursor = _page(api, owner, limit=1)["nextCursor"]
+    decoded = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    assert owner.encode() not in decoded and b"OWNERS" not in decoded and b"PK" not in decoded
+    assert owner not in cursor

@@ -6,6 +6,8 @@ import base64
 import json
 import os
 
+from ddbguard.store.cursors import encode_cursor
+from ddbguard.store.shapes import Key
 from tests.support.ledger_invariants import read_ledger
 from tests.support.ledger_requests import move
 from tests.support.ledger_seed import open_funded_ledger, seed_account
@@ -51,6 +53,9 @@ def test_statement_pages_walk_every_entry_once_newest_first(api, raw_client, uid
 
 
 def _cursor(document) -> str:
+    """A cursor of the service's own making when `document` is a key; else base64 of anything else."""
+    if isinstance(document, dict) and set(document) == {"PK", "SK"} and isinstance(document["SK"], str):
+        return encode_cursor(Key(PK=document["PK"], SK=document["SK"]))
     return base64.urlsafe_b64encode(json.dumps(document).encode()).rstrip(b"=").decode()
 
 
@@ -70,6 +75,7 @@ def test_malformed_or_foreign_cursors_are_refused(api, raw_client, uid):
         _cursor({"PK": f"ACCT#{account_id}", "SK": "TXN#x"}),
         _cursor({"PK": f"ACCT#{account_id}", "SK": 5}),
         _cursor({"PK": f"ACCT#{account_id}", "SK": "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ", "x": 1}),
+        _cursor({"PK": f"ACCT#{other_id}", "SK": "TXN#7ZZZZZZZZZZZZZZZZZZZZZZZZZ"}),  # sealed for the other account
         foreign,
         "A" * 1025,
     ]

@@ -9,7 +9,6 @@ itself is a plain function `Request -> Reply` that calls the domain once. Parsin
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from ddbguard_api import error_responses
 from ddbguard_api.cors import cors_config
 from ddbguard_api.idempotency import REPLAYED_HEADER, IdempotentExecution
 from ddbguard_api.lazy_models import lazy_model
-from ddbguard_api.replies import Reply
+from ddbguard_api.replies import Reply, json_body
 from ddbguard_api.request import Request, RouteSpec, parse_request
 
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
@@ -42,7 +41,7 @@ def _json_response(reply: Reply) -> dict[str, Any]:
     headers.setdefault("Content-Type", "application/json")
     # Sorted keys: a replay (read back from the request marker, whose maps DynamoDB returns in any order) is
     # byte for byte the first response.
-    body = json.dumps(reply.body, ensure_ascii=False, sort_keys=True)
+    body = json_body(reply.body, sort_keys=True)
     return {"statusCode": reply.status, "headers": headers, "body": body}
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from http import HTTPStatus
 from typing import Any
 
 from ddbguard import errors as domain
 from ddbguard.errors import FieldError
-from ddbguard_api.replies import etag
+from ddbguard_api.replies import etag, json_body
 
 PROBLEM_JSON = "application/problem+json"
 # Relative URI references (RFC 9457 allows them): identifiers under our own path, never a page on someone
@@ -80,7 +79,7 @@ def problem(
     return {
         "statusCode": status,
         "headers": {"Content-Type": PROBLEM_JSON, **(headers or {})},
-        "body": json.dumps(body, ensure_ascii=False),
+        "body": json_body(body),
     }
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+# A str holds a surrogate only when a client sent a lone one (`"\\udc00"`): JSON allows the escape, UTF-8 cannot
+# encode it. Every response body is written through `json_body`, which replaces it with U+FFFD.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -11,6 +17,11 @@ class Reply:
     status: int
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+
+
+def json_body(document: Any, *, sort_keys: bool = False) -> str:
+    """A response body as JSON text that always encodes as UTF-8, whatever strings a client sent into it."""
+    return _SURROGATE.sub("\ufffd", json.dumps(document, ensure_ascii=False, sort_keys=sort_keys))
 
 
 def etag(version: int) -> str:

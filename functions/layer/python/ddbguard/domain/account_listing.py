@@ -32,7 +32,7 @@ def _bad_cursor() -> InvalidInput:
 
 def _start_key(cursor: str, owner_sub: str) -> Key:
     try:
-        key = decode_cursor(cursor)
+        key = decode_cursor(cursor, keys.owner_index_partition(owner_sub))
     except BadCursor:
         raise _bad_cursor() from None
     if key["PK"] != keys.owner_index_partition(owner_sub) or not _INDEX_SORT.fullmatch(key["SK"]):

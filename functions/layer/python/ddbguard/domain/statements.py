@@ -31,7 +31,7 @@ _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sort
 def decode_statement_cursor(cursor: str, account_id: str) -> Key:
     """The ExclusiveStartKey a cursor stands for; InvalidInput unless it names an entry of this account."""
     try:
-        key = decode_cursor(cursor)
+        key = decode_cursor(cursor, keys.account_partition(account_id))
     except BadCursor:
         raise _bad_cursor() from None
     partition, sort = key["PK"], key["SK"]

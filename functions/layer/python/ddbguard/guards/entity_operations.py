@@ -221,13 +221,15 @@ def update(
         return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
     updated = entity.project({**current, **set_values, VERSION: expected + 1})
     # Stamped too: a retry that finds the values already moved takes the in-place path and must know its change.
+    # Guarded by the stamp as the in-place path is: the key may have named an in-place change of this item.
+    not_stamped = replays.not_stamped_by(identity)
     plan = TransactionPlan().add(
         ITEM,
         versioning.update_action(
             entity.key(item_id, owner_sub),
             expected,
             set_values={**set_values, **replays.update_stamp(identity)},
-            condition=guard,
+            condition=guard if not_stamped is None else guard & not_stamped,
         ),
     )
     for value, actions in reserves:
@@ -237,6 +239,8 @@ def update(
         return dict(_commit(plan, identity, updated))
     except PlanCancelled as cancelled:
         if cancelled.failed(ITEM):
+            if replays.is_own_update(cancelled.item(ITEM), identity, expected):
+                return entity.project(cancelled.item(ITEM) or {})
             raise refusal(entity, item_id, owner_sub, expected, cancelled.item(ITEM), explain) from None
         _unique_violation(cancelled, [value for value, _ in reserves])
         raise
@@ -254,12 +258,13 @@ def _update_in_place(
 ) -> dict[str, Any]:
     """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
     recognises its own change in the failed guard's ALL_OLD item."""
+    not_stamped = replays.not_stamped_by(identity)
     try:
         written = versioning.update_item(
             entity.key(item_id, owner_sub),
             expected,
             set_values={**set_values, **replays.update_stamp(identity)},
-            condition=guard,
+            condition=guard if not_stamped is None else guard & not_stamped,
         )
     except writes.ConditionFailed as failed:
         if replays.is_own_update(failed.item, identity, expected):

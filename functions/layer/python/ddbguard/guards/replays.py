@@ -17,7 +17,7 @@ import contextvars
 import time
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr
+from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
@@ -130,13 +130,23 @@ def update_stamp(identity: RequestIdentity | None) -> Item:
     return {LAST_REQUEST: identity.digest, LAST_REQUEST_FINGERPRINT: identity.fingerprint}
 
 
+def not_stamped_by(identity: RequestIdentity | None) -> ConditionBase | None:
+    """A single-item update's extra guard: the item does not carry this request's stamp. Without it, the same key
+    with another body sent with the current If-Match would apply on an environment whose cache never saw the key;
+    with it, the update fails and its ALL_OLD stamp tells a retry (replay) from a reused key (422)."""
+    if identity is None:
+        return None
+    return Attr(LAST_REQUEST).not_exists() | Attr(LAST_REQUEST).ne(identity.digest)
+
+
 def is_own_update(stored: Item | None, identity: RequestIdentity | None, expected: int) -> bool:
-    """True when `stored` is exactly what this request's earlier attempt made of it (one version on)."""
+    """True when `stored` is what this request's earlier attempt made of it: one version on, or at the version the
+    client now expects (it sent the If-Match the first attempt answered). Another fingerprint is a reused key."""
     if stored is None or identity is None or stored.get(LAST_REQUEST) != identity.digest:
         return False
     if stored.get(LAST_REQUEST_FINGERPRINT) != identity.fingerprint:
         raise IdempotencyKeyReused()
-    if stored.get(VERSION) != expected + 1:
+    if stored.get(VERSION) not in (expected, expected + 1):
         return False  # changed again since: the first response is no longer the item
     _replay()
     return True
