@@ -78,7 +78,9 @@ def reachable_from_outside(port: int) -> list[str]:
     return reached
 
 
-def local_client(endpoint: str, timeout: float = 5.0) -> Any:
+def local_client(endpoint: str, timeout: float = 60.0) -> Any:
+    # One attempt, so a slow answer is waited for rather than retried: a loaded laptop's DynamoDB Local can take
+    # seconds, and a short timeout turns that into a spurious failure.
     return boto3.client(
         "dynamodb",
         endpoint_url=endpoint,

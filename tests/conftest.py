@@ -29,7 +29,7 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
     with DynamoDBLocal() as database:
         configure(database.endpoint, TABLE)
         ensure_table(local_client(database.endpoint), TABLE)
-        settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=10)))
+        settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=120)))
         from ddbguard.store.client import client
 
         SESSION_LOG.attach(client())  # every call each function makes (tests/test_table_access.py)
@@ -47,7 +47,7 @@ def ddb_client(dynamodb_local: DynamoDBLocal):
 @pytest.fixture(scope="session")
 def raw_client(dynamodb_local: DynamoDBLocal):
     """A separate client for test assertions, so counting ddbguard's calls is not disturbed."""
-    return local_client(dynamodb_local.endpoint, timeout=10)
+    return local_client(dynamodb_local.endpoint, timeout=120)
 
 
 @pytest.fixture(scope="session")

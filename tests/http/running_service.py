@@ -41,7 +41,7 @@ def tool_env(state_file: Path) -> dict[str, str]:
 
 def get(url: str, headers: dict | None = None) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=120) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
@@ -58,7 +58,7 @@ def running_service(state_dir: Path, table: str = "ddbguard-tools-test", seed: b
         [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240  # a cold DynamoDB Local + seed at load 20; pytest's timeout is 300
         while time.monotonic() < deadline and process.poll() is None:
             if state_file.exists():
                 try:
@@ -76,7 +76,7 @@ def running_service(state_dir: Path, table: str = "ddbguard-tools-test", seed: b
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
             try:
-                process.communicate(timeout=30)
+                process.communicate(timeout=120)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()

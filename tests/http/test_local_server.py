@@ -12,7 +12,7 @@ from local.tokens import make_token
 def _call(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None):
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
