@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from ddbguard.release import VERSION
 from local.environments import InvocationFailed, ProcessEnvironments
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
@@ -125,7 +126,7 @@ def test_the_server_runs_each_function_in_processes_of_its_own(dynamodb_local):
     thread.start()
     try:
         with urllib.request.urlopen(f"{server.url}/health", timeout=120) as response:
-            assert (response.status, json.loads(response.read())) == (200, {"status": "ok"})
+            assert (response.status, json.loads(response.read())) == (200, {"status": "ok", "version": VERSION})
         health = server.environments.function("health.check_health")
         assert len(health.idle) == 1 and health.idle[0].pid != os.getpid() and health.idle[0].alive()
         process = health.idle[0]

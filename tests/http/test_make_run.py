@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ddbguard.release import VERSION
 from local.dynamodb_local import free_port, interface_addresses
 from local.paths import ROOT
 from local.tokens import make_token
@@ -109,7 +110,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path):
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.3)
         assert status == 200, process.stdout.read().decode() if process.poll() is not None else "no answer"
-        assert json.loads(body) == {"status": "ok"}
+        assert json.loads(body) == {"status": "ok", "version": VERSION}
         status, body = _get(
             f"http://127.0.0.1:{port}/accounts/nobody-here", {"Authorization": f"Bearer {make_token('dave')}"}
         )
