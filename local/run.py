@@ -9,8 +9,10 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 from ddbguard_api.cors import allowed_origins
+from local.data_folder_lock import DataFolderClaim, DataFolderInUse, claim_data_folder
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.paths import ROOT
 from local.port_check import port_problem
@@ -32,13 +34,17 @@ def main() -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 1
+    data_folder = None if data_dir == "memory" else (ROOT / data_dir if not os.path.isabs(data_dir) else Path(data_dir))
+    claim: DataFolderClaim | None = None
+    if data_folder is not None:
+        try:
+            claim = claim_data_folder(data_folder, f"http://127.0.0.1:{port}")
+        except DataFolderInUse as refusal:
+            print(f"ddbguard: {refusal}", file=sys.stderr)
+            return 1
     log_dir = ROOT / ".local"
     log_dir.mkdir(exist_ok=True)
-    database = DynamoDBLocal(
-        port=ddb_port,
-        data_dir=None if data_dir == "memory" else (ROOT / data_dir if not os.path.isabs(data_dir) else data_dir),
-        log_path=log_dir / "dynamodb-local.log",
-    )
+    database = DynamoDBLocal(port=ddb_port, data_dir=data_folder, log_path=log_dir / "dynamodb-local.log")
     stop = threading.Event()
     server: LocalApiServer | None = None
 
@@ -111,6 +117,8 @@ def main() -> int:
         if server is not None:
             server.server_close()
         database.stop()
+        if claim is not None:
+            claim.release()
         print("ddbguard: stopped")
 
 

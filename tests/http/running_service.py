@@ -47,12 +47,29 @@ def get(url: str, headers: dict | None = None) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
+def java_processes_on(port: int) -> list[int]:
+    """Pids of the java processes (DynamoDB Local) whose command line names `port`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.endswith(b"java") for a in argv[:1]) and str(port).encode() in argv:
+            found.append(int(proc.name))
+    return found
+
+
 @contextmanager
-def running_service(state_dir: Path, table: str = "ddbguard-tools-test", seed: bool = True) -> Iterator[RunningService]:
+def running_service(
+    state_dir: Path, table: str = "ddbguard-tools-test", seed: bool = True, data_dir: str = "memory"
+) -> Iterator[RunningService]:
     port, ddb_port = free_port(), free_port()
     state_file = state_dir / "run.json"
     env = tool_env(state_file)
-    env.update(PORT=str(port), DYNAMODB_PORT=str(ddb_port), DDB_DATA_DIR="memory", TABLE_NAME=table)
+    env.update(PORT=str(port), DYNAMODB_PORT=str(ddb_port), DDB_DATA_DIR=data_dir, TABLE_NAME=table)
     env["SEED"] = "1" if seed else "0"
     process = subprocess.Popen(
         [sys.executable, "-m", "local.run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -70,7 +87,8 @@ def running_service(state_dir: Path, table: str = "ddbguard-tools-test", seed: b
         else:
             output = process.stdout.read().decode() if process.poll() is not None else "no answer"
             raise AssertionError(f"make run did not come up: {output}")
-        assert json.loads(state_file.read_text())["table"] == table
+        state = json.loads(state_file.read_text())
+        assert (state["pid"], state["table"]) == (process.pid, table)
         yield RunningService(f"http://127.0.0.1:{port}", table, state_file, tool_env(state_file), process)
     finally:
         if process.poll() is None:

@@ -10,26 +10,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 from ddbguard.release import VERSION
 from local.dynamodb_local import free_port, interface_addresses
 from local.paths import ROOT
 from local.tokens import make_token
-
-
-def _java_processes_on(port: int) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if any(a.endswith(b"java") for a in argv[:1]) and str(port).encode() in argv:
-            found.append(int(proc.name))
-    return found
+from tests.http.running_service import java_processes_on
 
 
 def _get(url: str, headers: dict | None = None) -> tuple[int, bytes]:
@@ -124,7 +110,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path):
         with urllib.request.urlopen(created, timeout=120) as response:
             assert response.status == 201 and response.headers["ETag"] == '"0"'
         _check_cors(f"http://127.0.0.1:{port}")
-        assert _java_processes_on(ddb_port), "DynamoDB Local should be running while the server is up"
+        assert java_processes_on(ddb_port), "DynamoDB Local should be running while the server is up"
         state = json.loads(state_file.read_text())
         assert (state["api_port"], state["dynamodb_port"], state["table"]) == (port, ddb_port, "ddbguard-run-test")
     finally:
@@ -139,7 +125,7 @@ def test_local_run_serves_and_stops_cleanly_on_ctrl_c(tmp_path):
     assert f"http://127.0.0.1:{port}/docs" in output
     # `make run` waits for DynamoDB Local to exit before it exits; only the kernel's reaping may lag.
     gone = time.monotonic() + 60
-    while _java_processes_on(ddb_port) and time.monotonic() < gone:
+    while java_processes_on(ddb_port) and time.monotonic() < gone:
         time.sleep(0.2)
-    assert _java_processes_on(ddb_port) == [], "Ctrl-C must not leave DynamoDB Local behind"
+    assert java_processes_on(ddb_port) == [], "Ctrl-C must not leave DynamoDB Local behind"
     assert not state_file.exists(), "stopping removes the state file"
