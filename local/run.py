@@ -11,10 +11,13 @@ import sys
 import threading
 from pathlib import Path
 
+import routes
 from ddbguard_api.cors import allowed_origins
+from local.code_watcher import CodeWatcher, affected_handlers
 from local.data_folder_lock import DataFolderClaim, DataFolderInUse, claim_data_folder
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
-from local.paths import ROOT
+from local.environments import ProcessEnvironments
+from local.paths import FUNCTIONS, ROOT
 from local.port_check import port_problem
 from local.runtime_env import configure
 from local.seed import report, seed_demo_world
@@ -79,7 +82,12 @@ def main() -> int:
         # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
         settler = StreamSettler(database.endpoint, table, local_client(database.endpoint))
         threading.Thread(target=settler.run, args=(stop,), name="stream-settler", daemon=True).start()
-        server = LocalApiServer("127.0.0.1", port)
+        environments = ProcessEnvironments()
+        server = LocalApiServer("127.0.0.1", port, environments=environments)
+        reloading = os.environ.get("RELOAD", "1") != "0"
+        if reloading:
+            watcher = CodeWatcher(FUNCTIONS, lambda changed: _reload(environments, changed))
+            threading.Thread(target=watcher.run, args=(stop,), name="code-watcher", daemon=True).start()
         other = read_state()
         if other is not None and other.pid != os.getpid():
             print(f"ddbguard: another `make run` (pid {other.pid}) is up; local tools now use this one")
@@ -103,6 +111,8 @@ def main() -> int:
         print(f"ddbguard: demo token for sub=alice (local only, unsigned):\n  export TOKEN={token}")
         print(f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN"    # alice\'s accounts')
         print("ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops")
+        if reloading:
+            print("ddbguard: watching functions/: a saved change reloads the functions it touches (RELOAD=0: off)")
         sys.stdout.flush()
         server.serve_forever(poll_interval=0.2)
         return 0
@@ -120,6 +130,19 @@ def main() -> int:
         if claim is not None:
             claim.release()
         print("ddbguard: stopped")
+
+
+def _reload(environments: ProcessEnvironments, changed: list[Path]) -> None:
+    """One line per reload: what changed, and which functions start fresh (cold) on their next request."""
+    affected = affected_handlers(changed, FUNCTIONS, {route.handler for route in routes.ROUTES})
+    retired = environments.replace(affected)
+    shown = ", ".join(str(path.relative_to(ROOT)) for path in changed[:3]) + (" ..." if len(changed) > 3 else "")
+    which = "every function" if affected is None else ", ".join(sorted(affected))
+    print(
+        f"ddbguard: reloaded {which} ({shown} changed; {retired} environment(s) retired, "
+        "the next request is a cold start; requests in flight finish on the old code)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
