@@ -46,7 +46,7 @@ help:
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
 	@echo "make browse                   web table browser on the running table (BROWSE_PORT, default 8001)"
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
-	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..]   invoke one handler against the running table"
+	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..] [PRETTY=1]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
@@ -170,8 +170,8 @@ token: install
 	@$(PY) -m local.tokens --sub "$(or $(SUB),alice)" $(if $(GROUPS),--groups "$(GROUPS)")
 
 invoke: install
-	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=admin]" >&2; exit 2; }
-	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)") $(if $(SUB),--sub "$(SUB)") $(if $(GROUPS),--groups "$(GROUPS)")
+	@test -n "$(FN)" || { echo "usage: make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=admin] [PRETTY=1]" >&2; exit 2; }
+	@$(PY) -m local.invoke "$(FN)" $(if $(EVENT),--event "$(EVENT)") $(if $(SUB),--sub "$(SUB)") $(if $(GROUPS),--groups "$(GROUPS)") $(if $(PRETTY),--pretty)
 
 events: install
 	$(PY) -m local.events
