@@ -20,7 +20,7 @@ from local.environments import ProcessEnvironments
 from local.paths import FUNCTIONS, ROOT
 from local.port_check import port_problem
 from local.runtime_env import configure
-from local.seed import report, seed_demo_world
+from local.seed import report, report_walkthrough_blockers, seed_demo_world
 from local.server import LocalApiServer
 from local.service_state import RunningService, read_state, remove_state, write_state
 from local.stream_settler import StreamSettler
@@ -73,10 +73,13 @@ def main() -> int:
             )
         configure(database.endpoint, table)
         ensure_table(local_client(database.endpoint), table)
-        if os.environ.get("SEED", "1") != "0":
+        seeded = os.environ.get("SEED", "1") != "0"
+        if seeded:
             print("ddbguard: seeding the demo world (SEED=0 skips it)")
             sys.stdout.flush()
             print(report(seed_demo_world())[0])
+            sys.stdout.flush()
+            report_walkthrough_blockers(f"http://127.0.0.1:{port}")
         if stop.is_set():
             return 0
         # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
@@ -110,7 +113,15 @@ def main() -> int:
             print(f"ddbguard: CORS allowed for {', '.join(origins)}")
         print(f"ddbguard: demo token for sub=alice (local only, unsigned):\n  export TOKEN={token}")
         print(f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN"    # alice\'s accounts')
-        print("ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops")
+        if seeded:
+            print(
+                "ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops"
+            )
+        else:  # events/ name the demo world's accounts, which this table does not have
+            print(
+                "ddbguard: SEED=0: no demo world, so the events in events/ answer 404 until `make seed` creates it; "
+                "Ctrl-C stops"
+            )
         if reloading:
             print("ddbguard: watching functions/: a saved change reloads the functions it touches (RELOAD=0: off)")
         sys.stdout.flush()
