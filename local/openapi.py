@@ -28,6 +28,7 @@ from typing import Annotated, Any, cast
 
 import local  # noqa: F401 - functions/ and the layer on sys.path
 from ddbguard.release import VERSION
+from local.openapi_links import add_links
 from local.openapi_titles import make_titles_readable
 from local.paths import ROOT
 
@@ -315,8 +316,10 @@ def build_document() -> dict[str, Any]:
 
 
 def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any) -> dict[str, Any]:
-    """What Powertools cannot say: public routes, bodiless 204s, the shared Problem schema."""
+    """What Powertools cannot say: public routes, bodiless 204s, the shared Problem schema, links between operations."""
     from pydantic.json_schema import models_json_schema
+
+    import routes
 
     for item in document["paths"].values():
         for operation in item.values():
@@ -340,6 +343,7 @@ def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any)
     )
     components.update(problem_schemas["$defs"])
     document["components"]["schemas"] = dict(sorted(components.items()))
+    add_links(document, routes.ROUTES)
     make_titles_readable(document)
     return document
 
