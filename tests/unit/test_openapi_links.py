@@ -16,17 +16,20 @@ def _links(operation: str) -> dict:
     return op["responses"]["201"].get("links", {})
 
 
-def test_create_links_to_get_patch_and_delete_with_the_id_and_the_etag():
-    for create, get, patch, delete in (
-        ("create_account", "get_account", "update_account", "delete_account"),
-        ("create_order", "get_order", "update_order_status", "delete_order"),
-    ):
-        links = {link["operationId"]: link["parameters"] for link in _links(create).values()}
-        path_parameter = routes.by_operation(get).path_parameters[0]
-        from_body = f"$response.body#/{path_parameter}"
-        assert links[get] == {path_parameter: from_body}
-        for guarded in (patch, delete):
-            assert links[guarded] == {path_parameter: from_body, "header.If-Match": "$response.header.ETag"}
+def test_create_links_to_get_patch_and_delete_on_what_it_created_with_the_id_and_the_etag():
+    complete = 0
+    for created in routes.ROUTES:
+        if created.status != 201 or not created.location:
+            continue
+        links = {link["operationId"]: link["parameters"] for link in _links(created.operation).values()}
+        on_it = [route for route in routes.ROUTES if route.path == created.location and route is not created]
+        for target in on_it:
+            expected = {name: f"$response.body#/{name}" for name in target.path_parameters}
+            if target.if_match:
+                expected["header.If-Match"] = "$response.header.ETag"
+            assert links[target.operation] == expected, (created.operation, target.operation)
+        complete += {route.method for route in on_it} >= {"GET", "PATCH", "DELETE"}
+    assert complete >= 2, "accounts and orders: create -> get, patch, delete"
 
 
 def test_every_link_names_an_operation_whose_path_parameters_it_fills_from_a_field_the_response_has():
