@@ -32,7 +32,7 @@ ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
 	@echo "make test                     every tier below, in one pytest run (what CI runs after make lint)"
-	@echo "make test-unit                pure-Python tests: no Java, Node or browser, under a minute"
+	@echo "make test-unit                pure-Python tests: no Java, Node or browser (about 90 s on a busy 2-core machine)"
 	@echo "make test-integration         layer and handlers against a private DynamoDB Local (Java)"
 	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser test"
 	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
