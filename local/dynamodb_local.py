@@ -17,7 +17,7 @@ from botocore.config import Config
 
 from local.paths import ROOT
 
-READY_TIMEOUT_S = 90.0
+READY_TIMEOUT_S = 180.0  # a readiness poll: the bound only stops a start that hangs (slow at load 20)
 
 
 class DynamoDBLocalError(RuntimeError):

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from local.api_client import ApiClient
 from local.dynamodb_local import DynamoDBLocal, local_client
@@ -19,6 +20,11 @@ from local.stream_settler import StreamSettler
 from local.table import ensure_table
 from tests.support import settlement
 from tests.support.table_access import SESSION_LOG, WHOLE_SUITE
+
+# Tests wait for events, never for a clock: no per-example deadline and no "generation too slow" check, which a
+# loaded 2-core machine would trip on correct code. A test's own @settings still adds to this profile.
+settings.register_profile("ddbguard", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ddbguard")
 
 TABLE = "ddbguard-test"
 TABLE_ACCESS_TEST = "test_table_access.py"
