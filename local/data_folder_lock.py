@@ -1,9 +1,10 @@
 """One `make run` per data folder: the first claims the folder, a second one is refused with the first's pid and URL.
 
 Two DynamoDB Local processes on one `-dbPath` would write the same SQLite file behind each other's back. The claim is
-an exclusive `flock` on a file inside the folder, held for as long as `make run` lives: the kernel releases it when the
-process ends, however it ends, so a crashed run leaves no stale claim to clean up by hand. The file also names who
-holds it, for the refusal.
+an exclusive `flock` on a file inside the folder, held for as long as the folder is in use: `make run` holds it and
+hands the descriptor to its DynamoDB Local, so the claim lasts until both have ended, however they end (a `make run`
+killed with SIGKILL leaves its DynamoDB Local running, and the folder stays claimed). The kernel releases it with the
+last holder, so nothing stale is left to clean up by hand. The file also names who holds it, for the refusal.
 """
 
 from __future__ import annotations
@@ -25,15 +26,23 @@ class Holder:
 
 
 class DataFolderInUse(RuntimeError):
-    def __init__(self, folder: Path, holder: Holder | None):
+    def __init__(self, folder: Path, holder: Holder | None, left_behind: list[int]):
         self.folder = folder
         self.holder = holder
-        who = f"`make run` (pid {holder.pid}) at {holder.api_url}" if holder else "another `make run`"
-        super().__init__(
-            f"the data folder {folder} is in use by {who}. Use that one, stop it (Ctrl-C in its terminal"
-            + (f", or kill {holder.pid}" if holder else "")
-            + "), or give this one its own data: DDB_DATA_DIR=memory or DDB_DATA_DIR=<another folder>"
-        )
+        if holder is not None and not _alive(holder.pid) and left_behind:
+            pids = " ".join(str(pid) for pid in left_behind)
+            message = (
+                f"the data folder {folder} is in use by a DynamoDB Local (pid {pids}) left behind by a `make run` "
+                f"(pid {holder.pid}) that is gone: stop it with `kill {pids}`, then `make run` again"
+            )
+        else:
+            who = f"`make run` (pid {holder.pid}) at {holder.api_url}" if holder else "another `make run`"
+            message = (
+                f"the data folder {folder} is in use by {who}. Use that one, stop it (Ctrl-C in its terminal"
+                + (f", or kill {holder.pid}" if holder else "")
+                + "), or give this one its own data: DDB_DATA_DIR=memory or DDB_DATA_DIR=<another folder>"
+            )
+        super().__init__(message)
 
 
 class DataFolderClaim:
@@ -42,6 +51,11 @@ class DataFolderClaim:
     def __init__(self, folder: Path, handle: IO[str]):
         self.folder = folder
         self._handle: IO[str] | None = handle
+
+    def fileno(self) -> int:
+        """The descriptor that holds the claim, for DynamoDB Local to inherit."""
+        assert self._handle is not None, "released"
+        return self._handle.fileno()
 
     def release(self) -> None:
         handle, self._handle = self._handle, None
@@ -60,7 +74,7 @@ def claim_data_folder(folder: Path, api_url: str) -> DataFolderClaim:
         handle.seek(0)
         holder = _holder(handle.read())
         handle.close()
-        raise DataFolderInUse(folder, holder) from None
+        raise DataFolderInUse(folder, holder, dynamodb_local_processes(folder)) from None
     handle.seek(0)
     handle.truncate()
     handle.write(json.dumps(asdict(Holder(pid=os.getpid(), api_url=api_url))) + "\n")
@@ -73,3 +87,27 @@ def _holder(text: str) -> Holder | None:
         return Holder(**json.loads(text))
     except (ValueError, TypeError):  # written half-way, or by something else
         return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def dynamodb_local_processes(folder: Path) -> list[int]:
+    """Pids of the DynamoDB Local processes serving `folder` (Linux /proc; elsewhere none are found)."""
+    wanted = str(folder.resolve()).encode()
+    found = []
+    for process in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (process / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if any(arg.endswith(b"DynamoDBLocal.jar") for arg in argv) and wanted in argv:
+            found.append(int(process.name))
+    return sorted(found)

@@ -97,7 +97,14 @@ class DynamoDBLocal:
     `port=None` picks a free port; `data_dir=None` keeps data in memory.
     """
 
-    def __init__(self, port: int | None = None, data_dir: str | Path | None = None, log_path: Path | None = None):
+    def __init__(
+        self,
+        port: int | None = None,
+        data_dir: str | Path | None = None,
+        log_path: Path | None = None,
+        inherited_fds: tuple[int, ...] = (),
+    ):
+        self.inherited_fds = inherited_fds  # descriptors the process keeps open (the data folder's claim)
         self.requested_port = port
         self.port: int | None = None
         self.data_dir = Path(data_dir) if data_dir else None
@@ -145,7 +152,12 @@ class DynamoDBLocal:
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
         # Own process group: Ctrl-C in a terminal reaches us, and we stop the whole group ourselves.
         self.process = subprocess.Popen(
-            command, cwd=jar.parent, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=jar.parent,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=self.inherited_fds,
         )
         self.port = port
         client = local_client(self.endpoint, timeout=1.0)

@@ -47,7 +47,12 @@ def main() -> int:
             return 1
     log_dir = ROOT / ".local"
     log_dir.mkdir(exist_ok=True)
-    database = DynamoDBLocal(port=ddb_port, data_dir=data_folder, log_path=log_dir / "dynamodb-local.log")
+    database = DynamoDBLocal(
+        port=ddb_port,
+        data_dir=data_folder,
+        log_path=log_dir / "dynamodb-local.log",
+        inherited_fds=(claim.fileno(),) if claim else (),  # the claim lasts while DynamoDB Local uses the folder
+    )
     stop = threading.Event()
     server: LocalApiServer | None = None
 

@@ -51,14 +51,27 @@ def test_a_second_run_on_a_folder_in_use_is_refused_and_the_survivor_stays_found
         token = _tool("local.tokens", first.env, "--sub", "alice")
         assert token.returncode == 0 and first.url in token.stderr, token.stderr
 
-        # Killed rather than stopped, a newer run leaves a stale run.json: readers still find the live one.
-        with running_service(tmp_path, table="ddbguard-third", seed=False) as third:
+        # Killed rather than stopped, a newer run leaves a stale run.json, and its DynamoDB Local behind.
+        third_data = tmp_path / "third-dynamodb"
+        with running_service(tmp_path, table="ddbguard-third", seed=False, data_dir=str(third_data)) as third:
             orphan = java_processes_on(json.loads(third.state_file.read_text())["dynamodb_port"])
+            assert orphan, "the third run's DynamoDB Local"
             os.kill(third.process.pid, signal.SIGKILL)
             third.process.wait()
             try:
+                # Readers still find the live one...
                 audit = _tool("local.audit_locks", first.env)
                 assert "lock audit of ddbguard-first" in audit.stdout, audit.stdout + audit.stderr
+                # ...and the orphaned DynamoDB Local still holds its folder: a new run there is told which to stop.
+                env["DDB_DATA_DIR"], env["PORT"], env["DYNAMODB_PORT"] = (
+                    str(third_data),
+                    str(free_port()),
+                    str(free_port()),
+                )
+                blocked = _tool("local.run", env)
+                assert blocked.returncode == 1, blocked.stdout + blocked.stderr
+                assert f"left behind by a `make run` (pid {third.process.pid})" in blocked.stderr, blocked.stderr
+                assert f"kill {' '.join(map(str, orphan))}" in blocked.stderr, blocked.stderr
             finally:
                 for pid in orphan:  # the killed run's own DynamoDB Local, which nothing stopped
                     os.kill(pid, signal.SIGTERM)
