@@ -88,7 +88,7 @@ def running_service(
     reader = threading.Thread(target=lambda: output.extend(line.decode() for line in process.stdout), daemon=True)
     reader.start()
     try:
-        deadline = time.monotonic() + 240  # a cold DynamoDB Local + seed at load 20; pytest's timeout is 300
+        deadline = time.monotonic() + 240  # a cold DynamoDB Local + seed at load 20; pytest's timeout is 900
         while time.monotonic() < deadline and process.poll() is None:
             if state_file.exists():
                 try:
