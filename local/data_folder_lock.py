@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
 
+from local.service_state import process_alive
+
 CLAIM_FILE = "ddbguard-run.lock"
 
 
@@ -29,7 +31,7 @@ class DataFolderInUse(RuntimeError):
     def __init__(self, folder: Path, holder: Holder | None, left_behind: list[int]):
         self.folder = folder
         self.holder = holder
-        if holder is not None and not _alive(holder.pid) and left_behind:
+        if holder is not None and not process_alive(holder.pid) and left_behind:
             pids = " ".join(str(pid) for pid in left_behind)
             message = (
                 f"the data folder {folder} is in use by a DynamoDB Local (pid {pids}) left behind by a `make run` "
@@ -87,16 +89,6 @@ def _holder(text: str) -> Holder | None:
         return Holder(**json.loads(text))
     except (ValueError, TypeError):  # written half-way, or by something else
         return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, someone else's
-        return True
-    return True
 
 
 def dynamodb_local_processes(folder: Path) -> list[int]:

@@ -49,7 +49,8 @@ class ServiceNotFound(RuntimeError):
     """Nothing answers where the tools were told to look; the message says what to do."""
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -83,7 +84,7 @@ def remove_state(pid: int) -> None:
     """Forget this process; if `.local/run.json` named it, name the newest survivor there instead (or remove it)."""
     (registry_path() / f"{pid}.json").unlink(missing_ok=True)
     current = _read(state_path())
-    if current is not None and current.pid != pid and _alive(current.pid):
+    if current is not None and current.pid != pid and process_alive(current.pid):
         return  # another `make run` took over the file: it is still right
     survivor = _newest_registered()
     if survivor is not None:
@@ -97,7 +98,7 @@ def read_state(*, check_alive: bool = True) -> RunningService | None:
     service = _read(state_path())
     if not check_alive:
         return service
-    if service is not None and _alive(service.pid):
+    if service is not None and process_alive(service.pid):
         return service
     return _newest_registered()
 
@@ -116,7 +117,7 @@ def _newest_registered() -> RunningService | None:
     for path in registry_path().glob("*.json"):
         service = _read(path)
         try:
-            if service is not None and _alive(service.pid):
+            if service is not None and process_alive(service.pid):
                 entries.append((path.stat().st_mtime_ns, service))
         except FileNotFoundError:  # its owner stopped meanwhile
             continue
