@@ -17,7 +17,7 @@ from botocore.config import Config
 
 from local.paths import ROOT
 
-READY_TIMEOUT_S = 90.0
+READY_TIMEOUT_S = 180.0  # a readiness poll: the bound only stops a start that hangs (slow at load 20)
 
 
 class DynamoDBLocalError(RuntimeError):
@@ -78,7 +78,9 @@ def reachable_from_outside(port: int) -> list[str]:
     return reached
 
 
-def local_client(endpoint: str, timeout: float = 5.0) -> Any:
+def local_client(endpoint: str, timeout: float = 60.0) -> Any:
+    # One attempt, so a slow answer is waited for rather than retried: a loaded laptop's DynamoDB Local can take
+    # seconds, and a short timeout turns that into a spurious failure.
     return boto3.client(
         "dynamodb",
         endpoint_url=endpoint,
@@ -95,7 +97,14 @@ class DynamoDBLocal:
     `port=None` picks a free port; `data_dir=None` keeps data in memory.
     """
 
-    def __init__(self, port: int | None = None, data_dir: str | Path | None = None, log_path: Path | None = None):
+    def __init__(
+        self,
+        port: int | None = None,
+        data_dir: str | Path | None = None,
+        log_path: Path | None = None,
+        inherited_fds: tuple[int, ...] = (),
+    ):
+        self.inherited_fds = inherited_fds  # descriptors the process keeps open (the data folder's claim)
         self.requested_port = port
         self.port: int | None = None
         self.data_dir = Path(data_dir) if data_dir else None
@@ -143,7 +152,12 @@ class DynamoDBLocal:
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
         # Own process group: Ctrl-C in a terminal reaches us, and we stop the whole group ourselves.
         self.process = subprocess.Popen(
-            command, cwd=jar.parent, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=jar.parent,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=self.inherited_fds,
         )
         self.port = port
         client = local_client(self.endpoint, timeout=1.0)

@@ -5,7 +5,8 @@ imports the handler, `local.lambda_runtime`) while the function has fewer than `
 that it waits for one to come free, as a function at its concurrency limit would make it wait locally
 (deployed, API Gateway would answer 429 instead). Module state and Powertools' class-level state are each
 process's own, exactly as deployed. An environment whose process dies is dropped; the next request starts
-another.
+another. `replace(...)` (hot reload, local/code_watcher.py) retires a function's environments: idle ones stop
+at once, busy ones finish their invocation first, and the next request starts a fresh one (a cold start).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, Any, cast
 
@@ -37,8 +38,9 @@ class InvocationFailed(Exception):
 class ProcessEnvironment:
     """One execution environment: a `local.lambda_runtime` process serving one handler module."""
 
-    def __init__(self, handler: str, quiet: bool):
+    def __init__(self, handler: str, quiet: bool, generation: int = 0):
         self.handler = handler
+        self.generation = generation  # the code version it imported (FunctionEnvironments.generation)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "local.lambda_runtime", handler],
             stdin=subprocess.PIPE,
@@ -109,6 +111,7 @@ class FunctionEnvironments:
         self.busy: set[ProcessEnvironment] = set()
         self._changed = threading.Condition()
         self.closed = False
+        self.generation = 0  # grows on every code change; environments of older generations are not reused
 
     def _take(self) -> ProcessEnvironment:
         with self._changed:
@@ -121,7 +124,7 @@ class FunctionEnvironments:
                     environment = self.idle.pop()  # the warmest one
                     break
                 if len(self.busy) < self.max_environments:
-                    environment = ProcessEnvironment(self.handler, self.quiet)
+                    environment = ProcessEnvironment(self.handler, self.quiet, self.generation)
                     break
                 self._changed.wait()
             self.busy.add(environment)
@@ -130,11 +133,21 @@ class FunctionEnvironments:
     def _give_back(self, environment: ProcessEnvironment, healthy: bool) -> None:
         with self._changed:
             self.busy.discard(environment)
-            if healthy and not self.closed:
+            kept = healthy and not self.closed and environment.generation == self.generation
+            if kept:
                 self.idle.append(environment)
             self._changed.notify()
-        if not healthy or self.closed:
+        if not kept:
             environment.stop()
+
+    def retire(self) -> list[ProcessEnvironment]:
+        """The code changed: no environment started before now is used again. Returns the idle ones, to stop;
+        a busy one finishes its invocation (nothing in flight is dropped) and is stopped when given back."""
+        with self._changed:
+            self.generation += 1
+            idle, self.idle = self.idle, []
+            self._changed.notify_all()  # a waiter may now start a fresh environment in a retired one's place
+        return idle
 
     @contextmanager
     def environment(self) -> Iterator[ProcessEnvironment]:
@@ -178,12 +191,25 @@ class ProcessEnvironments:
         with self.function(route.handler).environment() as environment:
             return environment.invoke(event, context)
 
+    def replace(self, handlers: Collection[str] | None = None) -> int:
+        """Retire the environments of `handlers` (None: of every function), so that their next invocation is a
+        cold start on the code as it is now; returns how many environments were running them."""
+        with self._lock:
+            functions = [f for name, f in self._functions.items() if handlers is None or name in handlers]
+        busy = sum(len(function.busy) for function in functions)
+        idle = [environment for function in functions for environment in function.retire()]
+        _stop_all(idle)
+        return busy + len(idle)
+
     def close(self) -> None:
         """Stop every idle environment; a busy one stops when its invocation ends."""
         with self._lock:
             functions = list(self._functions.values())
-        idle = [environment for function in functions for environment in function.close()]
-        for environment in idle:  # all at once: each ends as soon as its stdin closes
-            environment.begin_stop()
-        for environment in idle:
-            environment.finish_stop()
+        _stop_all([environment for function in functions for environment in function.close()])
+
+
+def _stop_all(environments: list[ProcessEnvironment]) -> None:
+    for environment in environments:  # all at once: each ends as soon as its stdin closes
+        environment.begin_stop()
+    for environment in environments:
+        environment.finish_stop()

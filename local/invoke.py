@@ -1,8 +1,12 @@
-"""`make invoke FN=<operation> [EVENT=file.json] [SUB=alice] [GROUPS=admin]`: run one handler with one event.
+"""`make invoke FN=<operation> [EVENT=file.json] [SUB=alice] [GROUPS=admin] [PRETTY=1]`: run one handler, one event.
 
 It runs against the table `make run` serves (found through .local/run.json; DYNAMODB_PORT and
-TABLE_NAME, when set, win) and never starts a database of its own. Stdout carries the Lambda
-response alone, as JSON (`| python -m json.tool` works); logs and metrics go to stderr.
+TABLE_NAME, when set, win) and never starts a database of its own. Output is shaped as Lambda's:
+stdout carries the response alone, exactly as Lambda returns it (one JSON line, `body` a string;
+`| python -m json.tool` works); stderr carries what CloudWatch Logs would show: START, the
+handler's logs (INFO, as deployed; POWERTOOLS_LOG_LEVEL=DEBUG for more) and metrics, END and the
+REPORT line. `--pretty` (PRETTY=1) prints the response indented, with `body` decoded, for people.
+The handler runs in this process, so a breakpoint in it (or in the layer) stops there.
 
 The event is an API Gateway REST proxy event, as events/ holds or `sam local generate-event
 apigateway aws-proxy` writes. What a handler needs from it, and what this tool fills in:
@@ -25,15 +29,19 @@ import contextlib
 import copy
 import importlib
 import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 import routes
 from local.events import event_path
 from local.invocation import running
+from local.lambda_runtime import report_line
+from local.metric_lines import for_people
 
-USAGE = "make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=<group,...>]"
+USAGE = "make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=<group,...>] [PRETTY=1]"
 
 
 def _note(message: str) -> None:
@@ -144,7 +152,11 @@ def load_event(path: Path) -> dict[str, Any]:
     return event
 
 
-def _print_response(response: dict[str, Any], out: TextIO) -> None:
+def _print_response(response: dict[str, Any], out: TextIO, *, pretty: bool) -> None:
+    if not pretty:  # as Lambda returns it: the handler's dict serialised, `body` still the string it is
+        out.write(json.dumps(response) + "\n")
+        out.flush()
+        return
     shown = dict(response)
     body = shown.get("body")
     with contextlib.suppress(ValueError, TypeError):  # not JSON: print it as it is
@@ -162,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--event", help="an API Gateway proxy event (default: events/<operation>.json)")
     parser.add_argument("--sub", help="caller: requestContext.authorizer.claims.sub")
     parser.add_argument("--groups", help="comma-separated cognito:groups, e.g. admin")
+    parser.add_argument("--pretty", action="store_true", help="indent the response and decode its body (for people)")
     args = parser.parse_args(argv)
+    if args.pretty:  # for people: metrics as one readable line; without it, the EMF JSON Lambda's logs hold
+        sys.stdout = for_people(sys.stderr)
     try:
         route = routes.by_operation(args.operation)
     except KeyError:
@@ -189,16 +204,28 @@ def main(argv: list[str] | None = None) -> int:
     except ServiceNotFound as error:
         print(f"ddbguard: cannot invoke {route.operation}: {error}", file=sys.stderr)
         return 2
+    # Deployed, the functions log at INFO; `make run`'s quieter default is for a terminal serving many requests.
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "INFO")
     configure(target.endpoint, target.table)
     if target.explicit:  # a DynamoDB Local of the caller's choosing may not have the table yet
         ensure_table(local_client(target.endpoint), target.table)
     _note(f"{route.key} -> {route.handler} on table {target.table} at {target.endpoint} ({target.source})")
-    module = importlib.import_module(route.handler)
+    context = LambdaContext(function_name=f"ddbguard-{route.operation}")
+    started = time.perf_counter()
+    module = importlib.import_module(route.handler)  # the Init phase: this is always a cold start
+    init_ms = (time.perf_counter() - started) * 1000
     query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
     event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
-    with running(route.operation):
-        response = module.handler(event, LambdaContext(function_name=f"ddbguard-{route.operation}"))
-    _print_response(response, out)
+    print(f"START RequestId: {context.aws_request_id} Version: {context.function_version}", file=sys.stderr)
+    started = time.perf_counter()
+    try:
+        with running(route.operation):
+            response = module.handler(event, context)
+    finally:
+        duration_ms = (time.perf_counter() - started) * 1000
+        print(f"END RequestId: {context.aws_request_id}", file=sys.stderr)
+        print(report_line(context.aws_request_id, duration_ms, init_ms), file=sys.stderr, flush=True)
+    _print_response(response, out, pretty=args.pretty)
     return 0
 
 

@@ -3,7 +3,8 @@
 `python -m local.lambda_runtime <handler module>` is started by `local.environments` when a request finds no
 idle environment of its function. It imports the handler module first (the Init phase: a real cold start, in
 a fresh interpreter), then reads invocations from stdin, one JSON line each, and answers each on the stdout it
-was given, one JSON line each. What the handler prints (Powertools logs and metrics) goes to stderr, followed
+was given, one JSON line each. What the handler prints (Powertools logs, and metrics made readable by
+`local.metric_lines`) goes to stderr, followed
 after each invocation by a line shaped like Lambda's REPORT line. An exception raised by the handler is
 answered as Lambda's error payload (`errorType`, `errorMessage`, `stackTrace`) and the environment stays up.
 It ends when stdin closes.
@@ -21,6 +22,7 @@ import traceback
 from typing import IO, Any
 
 from local.lambda_context import LambdaContext
+from local.metric_lines import for_people
 
 MEMORY_SIZE_MB = LambdaContext.memory_limit_in_mb
 
@@ -74,6 +76,7 @@ def main() -> int:
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    sys.stdout = for_people(sys.stdout)  # metrics as one readable line each (local.metric_lines)
     serve(sys.argv[1], sys.stdin.buffer, replies)
     return 0
 

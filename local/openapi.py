@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import local  # noqa: F401 - functions/ and the layer on sys.path
+from ddbguard.release import VERSION
+from local.openapi_links import add_links
 from local.openapi_titles import make_titles_readable
 from local.paths import ROOT
 
 OPENAPI_PATH = ROOT / "docs" / "openapi.json"
 TITLE = "ddbguard API"
-VERSION = "1.0.0"
 PROBLEM_REF = "#/components/schemas/Problem"
 PATH_PARAMETER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # 1-255 visible ASCII characters, without the comma and double quote a header list would split on.
@@ -248,7 +249,7 @@ def _handler_modules() -> None:
 
 def build_document() -> dict[str, Any]:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver
-    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Server, ServerVariable
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, License, Server, ServerVariable
 
     import routes
     from ddbguard_api import schemas
@@ -289,6 +290,7 @@ def build_document() -> dict[str, Any]:
             title=TITLE,
             version=VERSION,
             openapi_version="3.1.0",
+            license_info=License(name="MIT", identifier="MIT"),
             description=DESCRIPTION,
             servers=[
                 # Relative: the server this document was fetched from (make run: http://127.0.0.1:$PORT).
@@ -315,8 +317,10 @@ def build_document() -> dict[str, Any]:
 
 
 def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any) -> dict[str, Any]:
-    """What Powertools cannot say: public routes, bodiless 204s, the shared Problem schema."""
+    """What Powertools cannot say: public routes, bodiless 204s, the shared Problem schema, links between operations."""
     from pydantic.json_schema import models_json_schema
+
+    import routes
 
     for item in document["paths"].values():
         for operation in item.values():
@@ -340,6 +344,7 @@ def _finish(document: dict[str, Any], public_operations: set[str], schemas: Any)
     )
     components.update(problem_schemas["$defs"])
     document["components"]["schemas"] = dict(sorted(components.items()))
+    add_links(document, routes.ROUTES)
     make_titles_readable(document)
     return document
 

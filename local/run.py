@@ -9,13 +9,18 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
+import routes
 from ddbguard_api.cors import allowed_origins
+from local.code_watcher import CodeWatcher, affected_handlers
+from local.data_folder_lock import DataFolderClaim, DataFolderInUse, claim_data_folder
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
-from local.paths import ROOT
+from local.environments import ProcessEnvironments
+from local.paths import FUNCTIONS, ROOT
 from local.port_check import port_problem
 from local.runtime_env import configure
-from local.seed import report, seed_demo_world
+from local.seed import report, report_walkthrough_blockers, seed_demo_world
 from local.server import LocalApiServer
 from local.service_state import RunningService, read_state, remove_state, write_state
 from local.stream_settler import StreamSettler
@@ -32,12 +37,21 @@ def main() -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return 1
+    data_folder = None if data_dir == "memory" else (ROOT / data_dir if not os.path.isabs(data_dir) else Path(data_dir))
+    claim: DataFolderClaim | None = None
+    if data_folder is not None:
+        try:
+            claim = claim_data_folder(data_folder, f"http://127.0.0.1:{port}")
+        except DataFolderInUse as refusal:
+            print(f"ddbguard: {refusal}", file=sys.stderr)
+            return 1
     log_dir = ROOT / ".local"
     log_dir.mkdir(exist_ok=True)
     database = DynamoDBLocal(
         port=ddb_port,
-        data_dir=None if data_dir == "memory" else (ROOT / data_dir if not os.path.isabs(data_dir) else data_dir),
+        data_dir=data_folder,
         log_path=log_dir / "dynamodb-local.log",
+        inherited_fds=(claim.fileno(),) if claim else (),  # the claim lasts while DynamoDB Local uses the folder
     )
     stop = threading.Event()
     server: LocalApiServer | None = None
@@ -64,16 +78,24 @@ def main() -> int:
             )
         configure(database.endpoint, table)
         ensure_table(local_client(database.endpoint), table)
-        if os.environ.get("SEED", "1") != "0":
+        seeded = os.environ.get("SEED", "1") != "0"
+        if seeded:
             print("ddbguard: seeding the demo world (SEED=0 skips it)")
             sys.stdout.flush()
             print(report(seed_demo_world())[0])
+            sys.stdout.flush()
+            report_walkthrough_blockers(f"http://127.0.0.1:{port}")
         if stop.is_set():
             return 0
         # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
         settler = StreamSettler(database.endpoint, table, local_client(database.endpoint))
         threading.Thread(target=settler.run, args=(stop,), name="stream-settler", daemon=True).start()
-        server = LocalApiServer("127.0.0.1", port)
+        environments = ProcessEnvironments()
+        server = LocalApiServer("127.0.0.1", port, environments=environments)
+        reloading = os.environ.get("RELOAD", "1") != "0"
+        if reloading:
+            watcher = CodeWatcher(FUNCTIONS, lambda changed: _reload(environments, changed))
+            threading.Thread(target=watcher.run, args=(stop,), name="code-watcher", daemon=True).start()
         other = read_state()
         if other is not None and other.pid != os.getpid():
             print(f"ddbguard: another `make run` (pid {other.pid}) is up; local tools now use this one")
@@ -96,7 +118,17 @@ def main() -> int:
             print(f"ddbguard: CORS allowed for {', '.join(origins)}")
         print(f"ddbguard: demo token for sub=alice (local only, RS256-signed locally):\n  export TOKEN={token}")
         print(f'  curl -s {server.url}/accounts -H "Authorization: Bearer $TOKEN"    # alice\'s accounts')
-        print("ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops")
+        if seeded:
+            print(
+                "ddbguard: `make invoke FN=<operation>` runs events/<operation>.json against this table; Ctrl-C stops"
+            )
+        else:  # events/ name the demo world's accounts, which this table does not have
+            print(
+                "ddbguard: SEED=0: no demo world, so the events in events/ answer 404 until `make seed` creates it; "
+                "Ctrl-C stops"
+            )
+        if reloading:
+            print("ddbguard: watching functions/: a saved change reloads the functions it touches (RELOAD=0: off)")
         sys.stdout.flush()
         server.serve_forever(poll_interval=0.2)
         return 0
@@ -111,7 +143,22 @@ def main() -> int:
         if server is not None:
             server.server_close()
         database.stop()
+        if claim is not None:
+            claim.release()
         print("ddbguard: stopped")
+
+
+def _reload(environments: ProcessEnvironments, changed: list[Path]) -> None:
+    """One line per reload: what changed, and which functions start fresh (cold) on their next request."""
+    affected = affected_handlers(changed, FUNCTIONS, {route.handler for route in routes.ROUTES})
+    retired = environments.replace(affected)
+    shown = ", ".join(str(path.relative_to(ROOT)) for path in changed[:3]) + (" ..." if len(changed) > 3 else "")
+    which = "every function" if affected is None else ", ".join(sorted(affected))
+    print(
+        f"ddbguard: reloaded {which} ({shown} changed; {retired} environment(s) retired, "
+        "the next request is a cold start; requests in flight finish on the old code)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

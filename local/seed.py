@@ -98,7 +98,7 @@ def report(outcomes: list[StepOutcome]) -> tuple[str, bool]:
 def main() -> int:
     from local.dynamodb_local import local_client
     from local.runtime_env import configure
-    from local.service_state import ServiceNotFound, find_table
+    from local.service_state import ServiceNotFound, find_table, read_state
     from local.table import ensure_table
 
     try:
@@ -110,7 +110,19 @@ def main() -> int:
     ensure_table(local_client(target.endpoint), target.table)
     text, ok = report(seed_demo_world())
     print(text, file=sys.stdout if ok else sys.stderr)
-    return 0 if ok else 1
+    running = read_state()
+    blocked = report_walkthrough_blockers(running.api_url if running else "http://127.0.0.1:3000")
+    return 0 if ok and not blocked else 1
+
+
+def report_walkthrough_blockers(api_url: str) -> bool:
+    """Say on stderr what keeps the README walk-through from running (local/walkthrough_reset.py); whether any."""
+    from local.walkthrough_reset import walkthrough_blockers
+
+    blockers = walkthrough_blockers(api_url)
+    for blocker in blockers:
+        print(f"ddbguard: {blocker}", file=sys.stderr)
+    return bool(blockers)
 
 
 if __name__ == "__main__":

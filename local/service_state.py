@@ -1,10 +1,16 @@
 """Where the running `make run` is: its ports and table, in a state file every local tool reads.
 
-`make run` writes `.local/run.json` once it serves and removes it when it stops. `make invoke`,
+`make run` writes `.local/run.json` once it serves. `make invoke`,
 `make audit-locks`, `make token`, `make seed` and `make browse` read it, so they reach the table
 that `make run` serves whatever ports it was given. Explicit variables still win: `DYNAMODB_PORT`
 (and `TABLE_NAME`) name a DynamoDB Local directly. `DDBGUARD_STATE_FILE` moves the file (tests
 use it to keep their servers apart from yours).
+
+Two `make run`s may serve side by side (other ports, other data; one data folder serves one `make run`, see
+local/data_folder_lock.py): each also registers itself in `.local/run.d/<pid>.json`. The newest one is in
+`.local/run.json`; when one stops it removes only its own entry, and if `.local/run.json` named it, the newest survivor
+takes its place, so the tools keep finding a running service. A reader that finds the process `.local/run.json` names
+gone (killed, not stopped) falls back to the newest live entry too.
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ class ServiceNotFound(RuntimeError):
     """Nothing answers where the tools were told to look; the message says what to do."""
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -53,32 +60,68 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_state(service: RunningService) -> Path:
+def registry_path() -> Path:
+    """The folder where every running `make run` of this state file registers itself (run.json -> run.d/)."""
     path = state_path()
+    return path.with_name(f"{path.stem}.d")
+
+
+def _write_atomically(path: Path, service: RunningService) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(asdict(service), indent=2) + "\n")
     temporary.replace(path)  # readers never see half a file
+
+
+def write_state(service: RunningService) -> Path:
+    _write_atomically(registry_path() / f"{service.pid}.json", service)
+    path = state_path()
+    _write_atomically(path, service)
     return path
 
 
 def remove_state(pid: int) -> None:
-    """Remove the file if it is still this process's (a second `make run` may have taken over)."""
-    current = read_state(check_alive=False)
-    if current is not None and current.pid == pid:
+    """Forget this process; if `.local/run.json` named it, name the newest survivor there instead (or remove it)."""
+    (registry_path() / f"{pid}.json").unlink(missing_ok=True)
+    current = _read(state_path())
+    if current is not None and current.pid != pid and process_alive(current.pid):
+        return  # another `make run` took over the file: it is still right
+    survivor = _newest_registered()
+    if survivor is not None:
+        _write_atomically(state_path(), survivor)
+    else:
         state_path().unlink(missing_ok=True)
 
 
 def read_state(*, check_alive: bool = True) -> RunningService | None:
-    """The running service, or None when no state file exists or its process is gone."""
+    """The running service, or None when none is registered alive (with check_alive=False: run.json as it is)."""
+    service = _read(state_path())
+    if not check_alive:
+        return service
+    if service is not None and process_alive(service.pid):
+        return service
+    return _newest_registered()
+
+
+def _read(path: Path) -> RunningService | None:
     try:
-        data = json.loads(state_path().read_text())
-        service = RunningService(**data)
+        return RunningService(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if check_alive and not _alive(service.pid):
-        return None
-    return service
+
+
+def _newest_registered() -> RunningService | None:
+    """The most recently started live `make run` in the registry; entries of dead processes are left to their owner
+    or ignored (a pid may be reused, but a reused pid is no `make run` answering on those ports: callers check)."""
+    entries = []
+    for path in registry_path().glob("*.json"):
+        service = _read(path)
+        try:
+            if service is not None and process_alive(service.pid):
+                entries.append((path.stat().st_mtime_ns, service))
+        except FileNotFoundError:  # its owner stopped meanwhile
+            continue
+    return max(entries, key=lambda entry: entry[0])[1] if entries else None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from local.invocation import running
 from local.lambda_context import LambdaContext
+from local.metric_lines import for_people
 from local.runtime_env import configure
 from local.service_state import ServiceNotFound, find_table
 
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ddbguard: cannot sweep: {error}", file=sys.stderr)
         return 2
     configure(target.endpoint, target.table)
+    sys.stdout = for_people(sys.stdout)  # the sweeper's metrics as one readable line (EMF=1: the JSON)
     from ddbguard.errors import Busy
 
     try:

@@ -5,6 +5,10 @@ other event replays its first answer on a second pass, but a rename of a deleted
 went with the item (404). So once `ada` is gone, this removes the request markers of those four events and any
 item of hers still in the table; the next pass creates `ada` afresh under the same derived id. While `ada` exists
 (a walk-through in progress), nothing is touched.
+
+Something else may have taken `ada`'s email or username meanwhile (a "Try it out" in the API docs, a script): then
+the walk-through's first step would answer 409. That account is someone's data, so `make seed` does not delete it;
+`walkthrough_blockers()` names it and gives the exact command that frees the name.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 import routes
+from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.request_identity import RequestIdentity
-from ddbguard.store import keys
+from ddbguard.store import keys, schema
 from ddbguard.store.client import client, table_name
 from local import demo
 
@@ -59,3 +64,34 @@ def reset_finished_walkthrough() -> int:
         answer = ddb.delete_item(TableName=table, Key=key, ReturnValues="ALL_OLD")
         removed += "Attributes" in answer
     return removed
+
+
+def walkthrough_blockers(api_url: str) -> list[str]:
+    """For each of `ada`'s unique values locked by another account: what holds it and how to free it."""
+    ddb, table = client(), table_name()
+    body = routes.by_operation("create_account").sample_body or {}
+    blockers = []
+    for unique in ACCOUNT.unique:
+        value = body[unique.field]
+        lock_key = _attribute_key(dict(keys.lock_key(unique.lock_kind, unique.kind.form(value))))
+        lock = ddb.get_item(TableName=table, Key=lock_key, ConsistentRead=True).get("Item")
+        holder = lock[schema.LOCK_OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
+        if holder == keys.account_partition(demo.ADA_ACCOUNT):
+            continue
+        account_id = holder.removeprefix(keys.ACCOUNT_PREFIX)
+        account = ddb.get_item(TableName=table, Key=_attribute_key(dict(keys.account_key(account_id)))).get("Item")
+        if account is None:
+            blockers.append(
+                f"the walk-through's {unique.field} {value!r} is locked by account {account_id}, which no longer "
+                "exists: run `make audit-locks REPAIR=1` to free it"
+            )
+            continue
+        owner, version = account[schema.OWNER_SUB]["S"], account[schema.VERSION]["N"]
+        blockers.append(
+            f"the walk-through's {unique.field} {value!r} is taken by account {account_id} (owner {owner}), "
+            "so its create_account step will answer 409. Free the name by deleting that account (empty its ledger "
+            f"first if it holds money):\n  curl -X DELETE {api_url}/accounts/{account_id} "
+            f'-H \'If-Match: "{version}"\' -H "Authorization: Bearer $(make -s token SUB={owner})"\n'
+            "  or start afresh with an empty table: `make run DDB_DATA_DIR=memory`"
+        )
+    return blockers

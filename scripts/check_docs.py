@@ -21,6 +21,10 @@ And nothing refers to a document the reader of the repository cannot open: no ph
 or tracker items by name), and every http(s) URL is an example one (localhost, 127.0.0.1, a host under example.com,
 or ending in .example, .invalid or .test, or holding a `{placeholder}` or `<placeholder>`).
 
+And the figures `make bench` measures (ratios written with two decimals, such as `1.52x`, and counts such as
+`14 of 21 handlers`) live in one place, bench/results.md, which each run rewrites: docs/*.md name its section
+instead of quoting them, so a later run cannot leave them stale. (README's Benchmarks summary is the one other place.)
+
 Exit status 1 and one line per finding (`file:line: message`) when anything fails.
 """
 
@@ -288,6 +292,21 @@ def string_findings(file: Path) -> Iterator[Finding]:
                 yield Finding(file, token.start[0], f"refers outside the repository: {match.group(0)!r}")
 
 
+MEASURED_FIGURE = re.compile(r"\b\d+\.\d{2}x\b|\b\d+ of \d+ (?:handlers|functions|rows)\b")
+
+
+def measured_figure_findings(root: Path) -> Iterator[Finding]:
+    """Bench-measured figures quoted in docs/*.md (bench/results.md holds them; see the module's docstring)."""
+    for file in sorted((root / "docs").glob("*.md")):
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            for match in MEASURED_FIGURE.finditer(line):
+                yield Finding(
+                    file,
+                    number,
+                    f"a figure `make bench` measures ({match.group(0)}): name its section of bench/results.md instead",
+                )
+
+
 # The checker and its tests spell the phrases it looks for.
 SPELLS_THE_PHRASES = ("scripts/check_docs.py", "tests/unit/test_check_docs.py")
 
@@ -303,7 +322,11 @@ def check_repository(root: Path = ROOT) -> list[Finding]:
     ]
     return [
         Finding(finding.path.relative_to(root), finding.line, finding.message)
-        for finding in [*(f for passage in passages for f in check_passage(passage, repo)), *strings]
+        for finding in [
+            *(f for passage in passages for f in check_passage(passage, repo)),
+            *strings,
+            *measured_figure_findings(root),
+        ]
     ]
 
 

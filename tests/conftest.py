@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from local.api_client import ApiClient
 from local.dynamodb_local import DynamoDBLocal, local_client
@@ -19,6 +20,11 @@ from local.stream_settler import StreamSettler
 from local.table import ensure_table
 from tests.support import settlement
 from tests.support.table_access import SESSION_LOG, WHOLE_SUITE
+
+# Tests wait for events, never for a clock: no per-example deadline and no "generation too slow" check, which a
+# loaded 2-core machine would trip on correct code. A test's own @settings still adds to this profile.
+settings.register_profile("ddbguard", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ddbguard")
 
 TABLE = "ddbguard-test"
 TABLE_ACCESS_TEST = "test_table_access.py"
@@ -29,7 +35,7 @@ def dynamodb_local() -> Iterator[DynamoDBLocal]:
     with DynamoDBLocal() as database:
         configure(database.endpoint, TABLE)
         ensure_table(local_client(database.endpoint), TABLE)
-        settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=10)))
+        settlement.use(StreamSettler(database.endpoint, TABLE, local_client(database.endpoint, timeout=120)))
         from ddbguard.store.client import client
 
         SESSION_LOG.attach(client())  # every call each function makes (tests/test_table_access.py)
@@ -47,7 +53,7 @@ def ddb_client(dynamodb_local: DynamoDBLocal):
 @pytest.fixture(scope="session")
 def raw_client(dynamodb_local: DynamoDBLocal):
     """A separate client for test assertions, so counting ddbguard's calls is not disturbed."""
-    return local_client(dynamodb_local.endpoint, timeout=10)
+    return local_client(dynamodb_local.endpoint, timeout=120)
 
 
 @pytest.fixture(scope="session")

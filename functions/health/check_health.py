@@ -1,5 +1,6 @@
-"""GET /health: the service answers (no authorizer, touches nothing)."""
+"""GET /health: the service answers, and says which release it is (no authorizer, touches nothing)."""
 
+from ddbguard.release import VERSION
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
@@ -9,7 +10,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 @endpoint.operation
 def check_health(request: Request) -> Reply:
-    return ok({"status": "ok"})
+    return ok({"status": "ok", "version": VERSION})
 
 
 handler = endpoint.lambda_handler()

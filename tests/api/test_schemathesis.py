@@ -52,7 +52,7 @@ def _post(base: str, path: str, body: dict | None = None, key: bool = False) -> 
         headers["Idempotency-Key"] = uuid.uuid4().hex
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(f"{base}{path}", data=data, method="POST", headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=120) as response:
         return json.loads(response.read())
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from ddbguard.release import VERSION
 from local.environments import InvocationFailed, ProcessEnvironments
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
@@ -107,7 +108,7 @@ def test_each_invocation_logs_a_report_line_with_init_duration_on_the_cold_start
     invocation = {"event": {}, "context": {"function_name": "ddbguard-echo", "timeout_s": 3, "aws_request_id": "r1"}}
     second = {**invocation, "context": {**invocation["context"], "aws_request_id": "r2"}}
     stdin = (json.dumps(invocation) + "\n" + json.dumps(second) + "\n").encode()
-    out, err = runtime.communicate(stdin, timeout=30)
+    out, err = runtime.communicate(stdin, timeout=120)
     replies = [json.loads(line)["response"] for line in out.splitlines()]
     assert [reply["requestId"] for reply in replies] == ["r1", "r2"]
     reports = [line for line in err.decode().splitlines() if line.startswith("REPORT ")]
@@ -124,8 +125,8 @@ def test_the_server_runs_each_function_in_processes_of_its_own(dynamodb_local):
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
     try:
-        with urllib.request.urlopen(f"{server.url}/health", timeout=30) as response:
-            assert (response.status, json.loads(response.read())) == (200, {"status": "ok"})
+        with urllib.request.urlopen(f"{server.url}/health", timeout=120) as response:
+            assert (response.status, json.loads(response.read())) == (200, {"status": "ok", "version": VERSION})
         health = server.environments.function("health.check_health")
         assert len(health.idle) == 1 and health.idle[0].pid != os.getpid() and health.idle[0].alive()
         process = health.idle[0]

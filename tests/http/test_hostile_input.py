@@ -18,7 +18,7 @@ from tests.support.ledger_seed import open_funded_ledger
 
 def _raw(url: str, method: str, path: str, body: bytes = b"", headers: dict | None = None):
     parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
     try:
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()

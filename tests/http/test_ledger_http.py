@@ -26,7 +26,7 @@ def call(url: str, method: str, sub: str, body: dict | None = None, idempotency_
         headers["Idempotency-Key"] = idempotency_key
     request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, response.headers, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, error.headers, json.loads(error.read())

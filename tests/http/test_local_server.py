@@ -6,13 +6,14 @@ import json
 import urllib.error
 import urllib.request
 
+from ddbguard.release import VERSION
 from local.tokens import make_token
 
 
 def _call(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None):
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
@@ -21,7 +22,7 @@ def _call(url: str, method: str = "GET", body: bytes | None = None, headers: dic
 def test_health_answers_ok(local_server):
     status, _headers, body = _call(f"{local_server}/health")
     assert status == 200
-    assert json.loads(body) == {"status": "ok"}
+    assert json.loads(body) == {"status": "ok", "version": VERSION}
 
 
 def test_no_token_is_401_problem(local_server):

@@ -20,7 +20,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120, env=env)
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(600)
 def test_smoke_script_passes_against_the_local_server(local_server, uid):
     result = _run("--base-url", local_server, "--token", make_token(f"smoke-{uid}"))
     assert result.returncode == 0, result.stdout + result.stderr
@@ -28,7 +28,7 @@ def test_smoke_script_passes_against_the_local_server(local_server, uid):
     assert "POST /accounts -> 201" in result.stdout
 
 
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(600)
 def test_smoke_script_fails_on_a_surprise(local_server):
     # An unusable token: the API answers 401 where the quickstart expects 201.
     result = _run("--base-url", local_server, "--token", "not-a-jwt")

@@ -39,8 +39,14 @@ def invoke(env: dict, operation: str, *args: str) -> subprocess.CompletedProcess
 
 
 def response_of(completed: subprocess.CompletedProcess) -> dict:
+    """The response as Lambda returns it (one JSON line on stdout, `body` a string), with its body decoded."""
     assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)  # the response alone: logs and metrics went to stderr
+    assert completed.stdout.count("\n") == 1, "the response alone: logs, metrics and REPORT go to stderr"
+    response = json.loads(completed.stdout)
+    body = response.get("body")
+    assert body is None or isinstance(body, str), "Lambda returns the body as a string"
+    assert "REPORT RequestId: " in completed.stderr and "Init Duration: " in completed.stderr
+    return {**response, "body": json.loads(body) if body else body}
 
 
 def header(response: dict, name: str) -> str | None:
@@ -119,7 +125,7 @@ def test_make_invoke_output_pipes_into_json_tool(demo_service):
         timeout=180,
     )
     assert completed.returncode == 0, completed.stderr
-    assert json.loads(completed.stdout)["body"]["accountId"] == demo.MAIN_ACCOUNT
+    assert json.loads(json.loads(completed.stdout)["body"])["accountId"] == demo.MAIN_ACCOUNT
 
 
 def test_a_missing_event_file_is_one_line_not_a_traceback(demo_service):

@@ -79,7 +79,7 @@ def test_every_acknowledgment_gives_a_specific_reason(synth: Synth) -> None:
             assert len(reason) >= 60, f"{rule} at {path}: reason too thin"
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(600)
 def test_an_unacknowledged_finding_fails_synthesis() -> None:
     # A second synthesis (a few seconds): proves build_app really attaches the checks and that they block.
     _app, stack = build_app()
@@ -88,7 +88,7 @@ def test_an_unacknowledged_finding_fails_synthesis() -> None:
         Template.from_stack(stack)
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(600)
 def test_a_new_wildcard_resource_grant_fails_synthesis() -> None:
     # A throwaway stack whose function role gets one more `Resource: "*"` statement, in the role's default policy
     # beside the table grants: the X-Ray acknowledgement (on the tracing policy only) must not cover it.

@@ -125,7 +125,7 @@ def test_handlers_are_the_route_table(synth: Synth) -> None:
     }
 
 
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(600)
 def test_every_handler_imports_from_the_assets_alone(synth: Synth) -> None:
     layout = next(iter(_function_layout(synth).values()))
     deployed_dependencies = _dependency_layer_dir(synth)
@@ -156,7 +156,7 @@ def test_every_handler_imports_from_the_assets_alone(synth: Synth) -> None:
         text=True,
         env=environment,
         cwd=synth.assembly_dir,
-        timeout=150,
+        timeout=540,
     )
     assert result.returncode == 0, result.stderr[-4000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])

@@ -47,7 +47,7 @@ def _build(python: Path | str, cache_dir: Path) -> tuple[str, Path]:
     return executable, Path(root)
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_two_checkouts_build_the_same_layer_asset(tmp_path: Path) -> None:
     first_python, first = _build(sys.executable, tmp_path / "checkout-a" / ".local" / "layers")
     other = _venv_elsewhere(tmp_path / "checkout-b" / ".venv")

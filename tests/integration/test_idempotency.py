@@ -129,7 +129,7 @@ def test_a_twin_sent_while_the_first_is_in_flight_gets_the_same_answer_and_no_se
         assert entered.wait(10)
         second = _deposit(api, account, 90, f"k-{uid}")
         release.set()
-        first_reply = first.result(timeout=30)
+        first_reply = first.result(timeout=120)
     assert (first_reply.status, first_reply.json) == (second.status, second.json) == (201, first_reply.json)
     assert sorted(r.header("Idempotent-Replayed") or "" for r in (first_reply, second)) == ["", "true"]
     assert balance(api, "alice", account)["clearedCents"] == 90

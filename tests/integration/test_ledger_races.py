@@ -169,7 +169,7 @@ def test_bank_total_is_conserved_under_random_concurrent_movements(api, raw_clie
         outcomes = [o for batch in pool.map(operate, range(BANK_WORKERS)) for o in batch]
     elapsed = time.monotonic() - began
     stop.set()
-    reading.join(timeout=30)
+    reading.join(timeout=120)
     settling.join(timeout=60)
 
     assert len(outcomes) == BANK_OPS

@@ -423,7 +423,7 @@ def http(url: str, method: str, body: Any = None, *, sub: str = "alice", headers
         all_headers["Content-Type"] = "application/json"
     request = urllib.request.Request(url, data=data, method=method, headers=all_headers)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, dict(response.headers), json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), json.loads(error.read() or b"null")

@@ -124,7 +124,7 @@ def _cancel_between_pay_read_and_write(api, ddb_client, order: dict):
         assert payment_waiting.wait(10)
         cancel_reply = api.patch(order_path(order), {"status": "CANCELLED"}, if_match=order["version"])
         release.set()
-        return paying.result(timeout=30), cancel_reply
+        return paying.result(timeout=120), cancel_reply
 
 
 def _pay_then_stale_cancel(api, order: dict):

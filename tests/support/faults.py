@@ -62,7 +62,7 @@ def hooked(client, event: str, handler) -> Iterator[None]:
 @contextmanager
 def dropped_responses(client, operation: str = "TransactWriteItems", times: int = 1) -> Iterator[Injection]:
     budget = Injection(times)
-    session = URLLib3Session(timeout=10)
+    session = URLLib3Session(timeout=120)
 
     def send_then_lose_response(request, **_: object):
         if not budget.take():
@@ -108,7 +108,7 @@ def blocked_writes(
 
     def wait(request, **_: object):
         entered.set()
-        release.wait(timeout=30)
+        release.wait(timeout=120)
         return None
 
     with hooked(client, f"before-send.dynamodb.{operation}", wait):

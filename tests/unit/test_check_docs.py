@@ -83,6 +83,8 @@ def test_a_stale_path_in_the_real_tree_fails(tmp_path: Path) -> None:
         ("built for issue 10", "refers outside the repository: 'issue 10'"),
         ("on this 2-core shared machine", "refers outside the repository: 'this 2-core shared machine'"),
         ("details at https://docs.aws.amazon.com/x", "links outside the repository: https://docs.aws.amazon.com/x"),
+        ("cold init is 1.52x of boto3", "a figure `make bench` measures (1.52x)"),
+        ("14 of 21 handlers meet it", "a figure `make bench` measures (14 of 21 handlers)"),
     ],
 )
 def test_each_rule_fails_on_its_stale_passage(repo: Path, text: str, expected: str) -> None:

@@ -1,7 +1,8 @@
 """The layer's floors, checked on the source: each floor imports only what lies below it.
 
 store (floor 1) -> guards (floor 2) -> domain (floor 3) -> ddbguard_api (the HTTP edge). The shared kernel
-(`ddbguard.errors`, `ddbguard.limits`, `ddbguard.observability`, `ddbguard.tracing`, `ddbguard.snapshot_hooks`)
+(`ddbguard.errors`, `ddbguard.limits`, `ddbguard.observability`, `ddbguard.release`, `ddbguard.tracing`,
+`ddbguard.snapshot_hooks`)
 may be imported from every floor and imports no floor itself. Only `ddbguard.store` touches the DynamoDB client.
 """
 
@@ -14,7 +15,14 @@ from pathlib import Path
 import pytest
 
 LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python"
-KERNEL = {"ddbguard.errors", "ddbguard.limits", "ddbguard.observability", "ddbguard.snapshot_hooks", "ddbguard.tracing"}
+KERNEL = {
+    "ddbguard.errors",
+    "ddbguard.limits",
+    "ddbguard.observability",
+    "ddbguard.release",
+    "ddbguard.snapshot_hooks",
+    "ddbguard.tracing",
+}
 # floor -> the ddbguard modules it may import (prefixes), besides its own
 ALLOWED = {
     "ddbguard.store": ("ddbguard.store",),

@@ -94,7 +94,7 @@ class StrictModel(BaseModel):
 
 class CreateAccount(StrictModel):
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"email": "ada@lovelace.example", "username": "ada", "displayName": "Ada"}]}
+        json_schema_extra={"examples": [{"email": "try@openapi.example", "username": "try_it", "displayName": "Try"}]}
     )
 
     email: Email

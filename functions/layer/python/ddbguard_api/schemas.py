@@ -25,6 +25,7 @@ class ResponseModel(BaseModel):
 
 class Health(ResponseModel):
     status: Literal["ok"]
+    version: str = Field(description="The release of ddbguard that answers (semantic versioning), e.g. 0.1.0.")
 
 
 class Account(ResponseModel):

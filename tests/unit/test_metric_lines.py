@@ -1,0 +1,53 @@
+"""Metrics in a terminal: Powertools' own EMF output becomes one readable line; everything else passes through."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+from aws_lambda_powertools.metrics import Metrics, MetricUnit
+
+from local.metric_lines import ReadableMetrics, for_people, readable
+
+
+def _emf_of(*metrics: tuple[str, float, MetricUnit]) -> str:
+    """What Powertools prints when it flushes these metrics (its real output, not a hand-written sample)."""
+    emitter = Metrics(namespace="ddbguard", service="ddbguard")
+    for name, value, unit in metrics:
+        emitter.add_metric(name=name, unit=unit, value=value)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        emitter.flush_metrics()
+    return printed.getvalue()
+
+
+def test_an_emf_document_becomes_one_line_with_names_values_units_and_dimensions():
+    emf = _emf_of(("WithdrawalRefused", 1, MetricUnit.Count), ("SettleSeconds", 0.25, MetricUnit.Seconds))
+    assert json.loads(emf)["_aws"]["CloudWatchMetrics"]
+    line = readable(emf.strip())
+    assert line == "METRICS ddbguard: WithdrawalRefused=1 Count, SettleSeconds=0.25 Seconds (service=ddbguard)"
+
+
+def test_the_stream_rewrites_only_emf_lines_even_when_written_in_pieces():
+    target = io.StringIO()
+    stream = ReadableMetrics(target)
+    emf = _emf_of(("Deposits", 2, MetricUnit.Count))
+    stream.write('{"level":"INFO","message":"refused"}\n')
+    stream.write(emf[:10])
+    stream.write(emf[10:])
+    stream.write("no newline yet")
+    stream.flush()
+    assert target.getvalue().splitlines() == [
+        '{"level":"INFO","message":"refused"}',
+        "METRICS ddbguard: Deposits=2 Count (service=ddbguard)",
+        "no newline yet",
+    ]
+
+
+def test_emf_1_keeps_the_json_as_deployed(monkeypatch):
+    target = io.StringIO()
+    monkeypatch.setenv("EMF", "1")
+    assert for_people(target) is target
+    monkeypatch.delenv("EMF")
+    assert isinstance(for_people(target), ReadableMetrics)
