@@ -165,7 +165,7 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
     index = (OWNER_INDEX,) if entity.owner_index else ()
     taken = ("unique_violation",) if entity.unique else ()
     absent = {404: (entity.not_found,)}
-    derived: dict[str, Any] = {"response": entity.title, "problems": absent, "if_match": method in ("PATCH", "DELETE")}
+    derived: dict[str, Any] = {"response": entity.title, "if_match": method in ("PATCH", "DELETE")}
     if method == "POST":  # a create: the item, its locks, its index entry and the marker in one transaction
         access: TableAccess = {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}
         problems: Problems = {409: (*taken, "already_exists"), 422: ("validation_failed",)}

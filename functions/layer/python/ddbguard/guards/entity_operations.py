@@ -19,7 +19,15 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.errors import AlreadyExists, DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.errors import (
+    AlreadyExists,
+    DomainError,
+    FieldError,
+    InvalidInput,
+    NotFound,
+    UniqueViolation,
+    VersionConflict,
+)
 from ddbguard.guards import owner_index, replays, uniqueness, versioning
 from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
@@ -33,6 +41,7 @@ from ddbguard.store.shapes import Action, Item
 
 ITEM = "item"  # the entity's own write, in its plan
 OWNER_INDEX = "owner index"
+NOTHING_TO_CHANGE = FieldError("body", "required", "Send at least one field to change.")
 
 # An extra action of the domain's, by slot name: the action and how to explain its failed guard (ALL_OLD item).
 Checks = Mapping[str, tuple[Action, Callable[[Item | None], DomainError]]]
@@ -191,8 +200,11 @@ def update(
     transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
 
     A change of no unique value (or of unique values whose normalised form is unchanged) is one versioned
-    UpdateItem, stamped with the request. Returns the public item as written.
+    UpdateItem, stamped with the request. Returns the public item as written. Nothing to change is 422: a
+    write that only bumps the version would tell every other client its copy went stale for no reason.
     """
+    if all(value is None for value in values.values()):
+        raise InvalidInput("Send at least one field to change.", [NOTHING_TO_CHANGE])
     unique = entity.normalised(values)
     set_values: dict[str, Any] = {
         **{name: value for name, value in values.items() if value is not None},
