@@ -186,7 +186,7 @@ fuzz: install
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py))) \
-	infra local bench tests scripts app.py
+	infra local bench tests scripts examples app.py
 
 lint: venv
 	$(PY) -m ruff check .

@@ -191,6 +191,77 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
     return Route(method, path, handler, entity=entity, **{"access": access, "problems": problems, **derived, **facts})
 
 
+GENERIC_HANDLERS = "crud"  # functions/crud/: the handler modules of generic routes, built from this table
+# One word per generic operation, in its handler's name (crud.create_team, for teams).
+CRUD_VERBS = {"POST": "create", "GET": "get", "PATCH": "update", "DELETE": "delete"}
+
+
+def crud_routes(
+    entity: Entity, path: str, *, first_step: int, methods: tuple[str, ...] = tuple(CRUD_VERBS), **overrides: Any
+) -> tuple[Route, ...]:
+    """create, get, change and delete of an entity that declares its fields, served by the generic operations.
+
+    `path` is the collection (`/teams`); items are `<path>/{<id field>}`. Each route is an `entity_route` whose
+    handler is `crud.<verb>_<kind>` (no module to write: functions/crud/), whose bodies are the entity's derived
+    models (`Create<Title>`, `Change<Title>`), whose sample bodies come from the fields' examples, and whose
+    walk-through steps start at `first_step`: alice creates the demo item, reads it, changes it, deletes it.
+    `overrides` maps a method to the facts to change on its route (`POST={"reply": ...}`).
+    """
+    unknown = set(overrides) - set(methods)
+    if unknown:
+        raise ValueError(f"overrides for methods not declared: {sorted(unknown)}")
+    kind, id_field = entity.kind, entity.id_field
+    item_path = f"{path}/{{{id_field}}}"
+    demo_id = f"{kind}-demo-1"
+    created = {name: spec.example for name, spec in entity.fields.items()}
+    if entity.owner_scoped:  # a client-chosen id: the sample events name the demo item
+        created[id_field] = demo_id
+    changed = next(({n: s.example} for n, s in entity.fields.items() if s.unique is None), created)
+    on_demo = {id_field: demo_id}
+    create = f"{CRUD_VERBS['POST']}_{kind}"
+    update = f"{CRUD_VERBS['PATCH']}_{kind}"
+    step = {method: number for number, method in enumerate(methods, start=first_step)}
+    # The pass deletes the demo item, so its create, change and delete replay only after a reset.
+    facts: dict[str, dict[str, Any]] = {
+        "POST": {
+            "body": f"Create{entity.title}",
+            "sample_body": created,
+            "walkthrough": Walkthrough(
+                step.get("POST", 0), f"alice creates the {kind} {demo_id}.", reset_on_rerun=True
+            ),
+        },
+        "GET": {"walkthrough": Walkthrough(step.get("GET", 0), f"the {kind} {demo_id}.", on_demo, needs=create)},
+        "PATCH": {
+            "body": f"Change{entity.title}",
+            "sample_body": changed,
+            "walkthrough": Walkthrough(
+                step.get("PATCH", 0),
+                "changes it (version 0 -> 1).",
+                on_demo,
+                if_match=0,
+                needs=create,
+                reset_on_rerun=True,
+            ),
+        },
+        "DELETE": {
+            "walkthrough": Walkthrough(
+                step.get("DELETE", 0),
+                f"deletes the {kind} {demo_id}.",
+                on_demo,
+                if_match=1,
+                needs=update,
+                reset_on_rerun=True,
+            )
+        },
+    }
+    routes: list[Route] = []
+    for method in methods:
+        handler = f"{GENERIC_HANDLERS}.{CRUD_VERBS[method]}_{kind}"
+        declared = {**facts[method], **overrides.get(method, {})}
+        routes.append(entity_route(entity, method, path if method == "POST" else item_path, handler, **declared))
+    return tuple(routes)
+
+
 ROUTES: tuple[Route, ...] = (
     Route(
         "GET",
