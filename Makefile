@@ -27,7 +27,7 @@ ENV       ?= dev
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi fuzz lint audit-locks sweep bench soak clean
+.PHONY: help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi regenerate fuzz lint audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -49,6 +49,7 @@ help:
 	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
+	@echo "make regenerate               every generated file at once: events/, docs/openapi.json, schemathesis.toml, the security snapshot"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -178,6 +179,14 @@ events: install
 
 openapi: install
 	$(PY) -m local.openapi
+
+# Every file generated from the code, in one go (a new route or resource needs only this): the sample events and
+# the README's walk-through list, docs/openapi.json, schemathesis.toml and the security snapshot.
+regenerate: install
+	$(PY) -m local.events
+	$(PY) -m local.openapi
+	$(PY) -m local.schemathesis_config
+	$(PY) -m tests.infra.security_shape --write
 
 # Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install
