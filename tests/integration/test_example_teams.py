@@ -24,6 +24,7 @@ from ddbguard.errors import InvalidInput
 from ddbguard_api import models
 from examples.teams.routes import TEAM_ROUTES
 from examples.teams.team import TEAM
+from local import audit_locks as audit_command
 from local import demo, walkthrough_reset
 from local.events import sample_event
 from local.in_process import new_environment
@@ -218,7 +219,9 @@ def team_table(dynamodb_local, raw_client, monkeypatch, uid) -> Iterator[str]:
     yield from private_table(raw_client, monkeypatch, f"ddbguard-teams-{uid}")
 
 
-def test_the_lock_audit_finds_a_planted_orphan_slug_lock(api, raw_client, team_table, uid) -> None:
+def test_the_lock_audit_finds_a_planted_orphan_slug_lock(
+    api, raw_client, team_table, dynamodb_local, monkeypatch, capsys
+) -> None:
     kept = api.post("/teams", {"slug": "kept-team", "name": "Kept", "seats": 4}, sub="alice")
     assert kept.status == 201, kept.json
     ghost = TEAM.partition("ghost", "alice")
@@ -230,3 +233,9 @@ def test_the_lock_audit_finds_a_planted_orphan_slug_lock(api, raw_client, team_t
         (lock_audit.ORPHAN_LOCK, "team", "slug", "orphan")
     ]
     assert found.scanned_by_kind == {"team": 1}
+
+    # `make audit-locks` says it too, counting the items of every audited entity.
+    monkeypatch.setenv("DYNAMODB_PORT", str(dynamodb_local.port))
+    assert audit_command.main([]) == 1
+    printed = capsys.readouterr().out
+    assert "0 account items, 1 team items, 1 findings" in printed and "orphan" in printed, printed
