@@ -49,7 +49,7 @@ help:
 	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
-	@echo "make regenerate               every generated file at once: events/, docs/openapi.json, schemathesis.toml, the security snapshot"
+	@echo "make regenerate               every generated file at once: events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -181,12 +181,13 @@ openapi: install
 	$(PY) -m local.openapi
 
 # Every file generated from the code, in one go (a new route or resource needs only this): the sample events and
-# the README's walk-through list, docs/openapi.json, schemathesis.toml and the security snapshot.
+# the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot and docs/infra.md's counts.
 regenerate: install
 	$(PY) -m local.events
 	$(PY) -m local.openapi
 	$(PY) -m local.schemathesis_config
 	$(PY) -m tests.infra.security_shape --write
+	$(PY) -m tests.infra.template_counts --write
 
 # Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install
