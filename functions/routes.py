@@ -108,6 +108,13 @@ class Route:
         return {action: tuple(patterns) for action, patterns in self.access.items()}
 
     @property
+    def tag(self) -> str:
+        """The group the route is listed under (OpenAPI tags): its handler's package, or for a generic route, which
+        has no package of its own, the first segment of its path (`teams`)."""
+        package = self.handler.split(".")[0]
+        return self.path.strip("/").split("/")[0] if package == GENERIC_HANDLERS else package
+
+    @property
     def construct_id(self) -> str:
         return "".join(part.capitalize() for part in self.operation.split("_"))
 
