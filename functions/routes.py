@@ -4,8 +4,9 @@ It is also the one runtime module infra/ reads: besides the routes it renders th
 bodies API Gateway answers by itself (`gateway_problem_body`), with the handlers' own renderer.
 
 Adding a route is one entry here plus its handler module `functions/<handler>.py`, which
-exposes `handler(event, context)`. The entry's `access` is what its function may do to the table:
-infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
+exposes `handler(event, context)`; a route an entity's generic operation serves (`entity_route`,
+`crud_routes`) needs no module, functions/crud/ builds it. The entry's `access` is what its function
+may do to the table: infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
 a call of the test suite needs more or a grant is never needed.
 
 Every other per-route fact lives in the entry too (or in the entity it names): the success status and
@@ -76,6 +77,7 @@ class Route:
     entity: Entity | None = field(default=None, compare=False)  # the one item the route acts on, if any
     status: int = 200  # the success status
     reply: str = ""  # what the success response is, in a few words (OpenAPI)
+    summary: str = ""  # what a generic route does (OpenAPI); a hand-written handler's docstring says it instead
     response: str | None = None  # its model in ddbguard_api.schemas (None: no body)
     location: str | None = None  # the created resource's path, with the response's fields as {placeholders}
     etag: bool | None = None  # the reply carries the version as ETag; None: when it is its versioned entity
@@ -85,6 +87,9 @@ class Route:
     # The request's body and query models in ddbguard_api.models, by name (infra/ imports this table, not pydantic).
     body: str | None = None
     query: str | None = None
+    # A generic route's domain rules: the module (by name, so infra/ imports no domain code) whose `update_rules` /
+    # `delete_rules` add a condition and an explanation to the generic write (ddbguard_api.entity_endpoints).
+    rules: str | None = field(default=None, compare=False)
 
     @property
     def operation(self) -> str:
@@ -177,15 +182,18 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
         access: TableAccess = {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}
         problems: Problems = {409: (*taken, "already_exists"), 422: ("validation_failed",)}
         derived.update(status=201, location=f"{path}/{{{entity.id_field}}}", reply=f"The new {kind}.")
+        derived["summary"] = f"Create a {kind}" + (
+            f", its {', '.join(u.field for u in entity.unique)} unique" if taken else ""
+        )
     elif method == "GET":
         access, problems = {"GetItem": (items,)}, absent
-        derived.update(reply=f"The {kind}.")
+        derived.update(reply=f"The {kind}.", summary=f"The caller's {kind}, with its ETag")
     elif method == "PATCH":  # a unique change reads the item, then swaps the locks in one transaction
         access = {"UpdateItem": (items,)}
         if locks:
             access = {"GetItem": (items,), **access, "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
         problems = {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
-        derived.update(reply=f"The {kind} after the change.")
+        derived.update(reply=f"The {kind} after the change.", summary=f"Change the {kind} at the If-Match version")
     elif method == "DELETE":  # with locks or an index entry, read first (with the marker, given a key)
         access = {"DeleteItem": (items,), "PutItem": (REQUEST_MARKERS,)}
         if locks or index:
@@ -193,6 +201,7 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
             access = {**read, "DeleteItem": (items, *locks, *index), "PutItem": (REQUEST_MARKERS,)}
         problems, derived["response"] = absent, None
         derived.update(status=204, reply="Deleted, with its locks." if locks else "Deleted.")
+        derived["summary"] = f"Delete the {kind} at the If-Match version" + (", with its locks" if locks else "")
     else:
         raise ValueError(f"no generic {method} operation")
     return Route(method, path, handler, entity=entity, **{"access": access, "problems": problems, **derived, **facts})
@@ -204,7 +213,13 @@ CRUD_VERBS = {"POST": "create", "GET": "get", "PATCH": "update", "DELETE": "dele
 
 
 def crud_routes(
-    entity: Entity, path: str, *, first_step: int, methods: tuple[str, ...] = tuple(CRUD_VERBS), **overrides: Any
+    entity: Entity,
+    path: str,
+    *,
+    first_step: int,
+    methods: tuple[str, ...] = tuple(CRUD_VERBS),
+    rules: str | None = None,
+    **overrides: Any,
 ) -> tuple[Route, ...]:
     """create, get, change and delete of an entity that declares its fields, served by the generic operations.
 
@@ -212,7 +227,8 @@ def crud_routes(
     handler is `crud.<verb>_<kind>` (no module to write: functions/crud/), whose bodies are the entity's derived
     models (`Create<Title>`, `Change<Title>`), whose sample bodies come from the fields' examples, and whose
     walk-through steps start at `first_step`: alice creates the demo item, reads it, changes it, deletes it.
-    `overrides` maps a method to the facts to change on its route (`POST={"reply": ...}`).
+    `rules` names the domain module whose `update_rules` / `delete_rules` the change and the delete add (see
+    `Route.rules`); `overrides` maps a method to the facts to change on its route (`POST={"reply": ...}`).
     """
     unknown = set(overrides) - set(methods)
     if unknown:
@@ -264,7 +280,8 @@ def crud_routes(
     routes: list[Route] = []
     for method in methods:
         handler = f"{GENERIC_HANDLERS}.{CRUD_VERBS[method]}_{kind}"
-        declared = {**facts[method], **overrides.get(method, {})}
+        declared = {**facts[method], **({"rules": rules} if rules and method in ("PATCH", "DELETE") else {})}
+        declared.update(overrides.get(method, {}))
         routes.append(entity_route(entity, method, path if method == "POST" else item_path, handler, **declared))
     return tuple(routes)
 
@@ -514,43 +531,37 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("account_not_found",), 409: ("already_exists",), 422: ("validation_failed",)},
         walkthrough=Walkthrough(14, "alice orders two books (ord-demo-0004)."),
     ),
-    Route(
+    # Reading, moving and deleting an order are the generic operations; the status table adds its rules.
+    entity_route(
+        ORDER,
         "GET",
         "/orders/{orderId}",
-        "orders.get_order",
-        access={"GetItem": (ORDERS,)},
-        entity=ORDER,
-        reply="The order.",
-        response="Order",
-        problems={404: ("order_not_found",)},
+        f"{GENERIC_HANDLERS}.get_order",
+        summary="The caller's order with its ETag (admins too: only their own, docs/api.md)",
         walkthrough=Walkthrough(15, "the seeded order ord-demo-0001.", {"orderId": "order to pay"}),
     ),
-    Route(
+    entity_route(
+        ORDER,
         "PATCH",
         "/orders/{orderId}",
-        "orders.update_order_status",
+        f"{GENERIC_HANDLERS}.update_order_status",
+        summary="Move the order's status along the transition table",
         body="UpdateOrderStatus",
-        if_match=True,
+        rules="ddbguard.domain.orders",
         sample_body={"status": "CANCELLED"},
-        access={"UpdateItem": (ORDERS,)},
-        entity=ORDER,
         reply="The order after the move.",
-        response="Order",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
         walkthrough=Walkthrough(
             16, "cancels the seeded order ord-demo-0002.", {"orderId": "order to cancel"}, if_match=0
         ),
     ),
-    Route(
+    entity_route(
+        ORDER,
         "DELETE",
         "/orders/{orderId}",
-        "orders.delete_order",
-        if_match=True,
-        # One DeleteItem; with a key, one transaction with the marker.
-        access={"DeleteItem": (ORDERS,), "PutItem": (REQUEST_MARKERS,)},
-        entity=ORDER,
-        status=204,
-        reply="Deleted.",
+        f"{GENERIC_HANDLERS}.delete_order",
+        summary="Delete a PENDING or CANCELLED order at the expected version",
+        rules="ddbguard.domain.orders",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
         walkthrough=Walkthrough(18, "deletes ord-demo-0003.", {"orderId": "order to delete"}, if_match=0),
     ),

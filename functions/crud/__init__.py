@@ -1,8 +1,8 @@
 """The handlers of the routes `crud_routes` declares (functions/routes.py): `crud.<operation>`, with no file each.
 
 Importing crud.create_team (for a route of `TEAM`) builds that module from its route: `endpoint` and `handler` from
-`ddbguard_api.entity_endpoints.entity_endpoint`, and as docstring the route's `METHOD /path: reply` (the OpenAPI
-summary). Each route stays its own module, so its own Lambda function. A module finder rather than a file per
+`ddbguard_api.entity_endpoints.entity_endpoint`, and as docstring the route's `METHOD /path: summary` (the
+OpenAPI summary). Each route stays its own module, so its own Lambda function. A module finder rather than a file per
 route: Lambda's runtime, the local server and the tests import `<handler>` and read `.handler` for these exactly
 as for the hand-written ones, and a new resource writes no handler.
 """
@@ -38,7 +38,7 @@ class GenericOperationFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader)
         from ddbguard_api.entity_endpoints import entity_endpoint
 
         route = routes.by_handler(module.__name__)
-        module.__doc__ = f"{route.key}: {route.reply}"
+        module.__doc__ = f"{route.key}: {route.summary or route.reply}"
         module.endpoint, module.handler = entity_endpoint(route)  # type: ignore[attr-defined]
 
 

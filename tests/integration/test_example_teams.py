@@ -93,7 +93,7 @@ def test_the_route_facts_hold_for_the_team_routes_too() -> None:
 
 def test_openapi_lists_each_methods_refusals_and_the_declared_constraints(document: dict[str, Any]) -> None:
     create = document["paths"]["/teams"]["post"]
-    assert create["tags"] == ["teams"] and create["summary"] == "The new team"
+    assert create["tags"] == ["teams"] and create["summary"] == "Create a team, its slug unique"
     assert (
         "unique_violation"
         in create["responses"]["409"]["content"]["application/problem+json"]["schema"]["properties"]["code"]["enum"]

@@ -15,7 +15,7 @@ read decides nothing, since the write only succeeds at the version it read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -47,6 +47,14 @@ NOTHING_TO_CHANGE = FieldError("body", "required", "Send at least one field to c
 Checks = Mapping[str, tuple[Action, Callable[[Item | None], DomainError]]]
 # The domain's reason for a refused write of a visible item (None: the version was stale).
 Explain = Callable[[Item], DomainError | None]
+
+
+class Rules(TypedDict, total=False):
+    """What a domain adds to a generic update or delete: more for the item's guard, and its reading of a refusal.
+    A route served by the generic operations names the domain module that gives them (`Route.rules`)."""
+
+    condition: ConditionBase
+    explain: Explain
 
 
 def not_found(entity: Entity, item_id: str) -> NotFound:
