@@ -3,15 +3,18 @@
 `TEAM_ROUTES` joins the route table for this module only. Then, with no other edit: the route facts, the OpenAPI
 document (refusals, constraints, examples), the slug's rule, the sample events in walk-through order (twice, with
 the reset between), the ownership matrix, the table access each function needs, a 20-way race for one slug over
-HTTP, and the lock audit finding a planted orphan slug lock.
+HTTP, schemathesis with every check and phase, and the lock audit finding a planted orphan slug lock.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -25,17 +28,20 @@ from ddbguard_api import models
 from examples.teams.routes import TEAM_ROUTES
 from examples.teams.team import TEAM
 from local import audit_locks as audit_command
-from local import demo, walkthrough_reset
+from local import demo, schemathesis_config, walkthrough_reset
 from local.events import sample_event
-from local.in_process import new_environment
+from local.in_process import InProcessEnvironments, new_environment
 from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.openapi import build_document
+from local.server import LocalApiServer
+from local.tokens import make_token
 from tests.support.private_table import private_table
 from tests.support.table_access import SESSION_LOG, ungranted_calls
 from tests.unit import test_route_facts
 
 RACERS = 20
+SCHEMATHESIS_EXAMPLES = 3  # as tests/api/test_schemathesis_cli.py runs the product's in make test
 TEAM_FUNCTIONS = {route.operation for route in TEAM_ROUTES}
 
 
@@ -218,6 +224,48 @@ def test_twenty_racing_creates_of_one_slug_one_team_and_nineteen_409s(api, uid) 
 def team_table(dynamodb_local, raw_client, monkeypatch, uid) -> Iterator[str]:
     """A table of its own: the lock audit scans all of it."""
     yield from private_table(raw_client, monkeypatch, f"ddbguard-teams-{uid}")
+
+
+@pytest.fixture(scope="module")
+def team_server(dynamodb_local) -> Iterator[str]:
+    """The local server with handlers in this process, so it serves the routes as this module declares them."""
+    server = LocalApiServer("127.0.0.1", 0, quiet=True, environments=InProcessEnvironments(reuse=True))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield server.url
+    server.shutdown()
+    server.server_close()
+
+
+def test_schemathesis_with_every_check_and_phase_on_the_team_routes(team_server, tmp_path) -> None:
+    """As tests/api/test_schemathesis_cli.py runs the product's, on a document and a schemathesis.toml generated
+    with the team's routes declared (both are generated from the route table)."""
+    (tmp_path / "openapi.json").write_text(json.dumps(build_document()), encoding="utf-8")
+    (tmp_path / "schemathesis.toml").write_text(schemathesis_config.render(), encoding="utf-8")
+    command = [
+        str(Path(sys.executable).with_name("schemathesis")),
+        "run",
+        str(tmp_path / "openapi.json"),
+        "--url",
+        team_server,
+        "--include-path-regex",
+        "^/teams",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(SCHEMATHESIS_EXAMPLES),
+        "--seed",
+        "1",
+        "--no-color",
+        "-H",
+        f"Authorization: Bearer {make_token('schemathesis-teams')}",
+    ]
+    completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output[-6000:]
+    assert f"Tested: {len(TEAM_ROUTES)}" in output, output[-3000:]  # the team's operations, and only those
+    for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
+        assert f"✅ {phase}" in output, output[-3000:]
 
 
 def test_the_lock_audit_finds_a_planted_orphan_slug_lock(
