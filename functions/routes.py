@@ -327,15 +327,12 @@ ROUTES: tuple[Route, ...] = (
         problems={422: ("validation_failed",)},
         walkthrough=Walkthrough(3, "alice's accounts, newest first.", query="limit=10"),
     ),
-    Route(
+    entity_route(
+        ACCOUNT,
         "GET",
         "/accounts/{accountId}",
-        "accounts.get_account",
-        access={"GetItem": (ACCOUNTS,)},
-        entity=ACCOUNT,
-        reply="The account.",
-        response="Account",
-        problems={404: ("account_not_found",)},
+        f"{GENERIC_HANDLERS}.get_account",
+        summary="The owner's account (admins may read any), with its ETag",
         walkthrough=Walkthrough(4, "alice's demo account.", {"accountId": "main account"}),
     ),
     Route(
@@ -366,21 +363,15 @@ ROUTES: tuple[Route, ...] = (
             reset_on_rerun=True,
         ),
     ),
-    Route(
+    # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance item,
+    # both locks and its owner-index entry go in one transaction, with the marker (the generic delete's access).
+    entity_route(
+        ACCOUNT,
         "DELETE",
         "/accounts/{accountId}",
-        "accounts.delete_account",
-        if_match=True,
-        # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance
-        # item and both locks go in one transaction, with the marker.
-        access={
-            "GetItem": (ACCOUNTS,),
-            "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS),
-            "DeleteItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX),
-            "PutItem": (REQUEST_MARKERS,),
-        },
-        entity=ACCOUNT,
-        status=204,
+        f"{GENERIC_HANDLERS}.delete_account",
+        summary="The account, its locks and its empty balance item, in one transaction",
+        rules="ddbguard.domain.accounts",
         reply="Deleted with its locks (and its empty balance item).",
         problems={404: ("account_not_found",), 409: ("balance_not_zero",)},
         walkthrough=Walkthrough(

@@ -48,7 +48,8 @@ def entity_endpoint(route: RouteSpec) -> tuple[Endpoint, LambdaHandler]:
             return created(item, route.location_of(item))
         item_id = request.path[entity.id_field]
         if route.method == "GET":
-            return ok(operations.get(entity, item_id, sub))
+            is_admin = entity.admin_reads and request.caller.is_admin
+            return ok(operations.get(entity, item_id, sub, is_admin=is_admin))
         if route.method == "PATCH":
             values, _ = _body(request, entity)
             expected = request.expected_version

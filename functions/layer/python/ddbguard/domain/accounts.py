@@ -54,11 +54,6 @@ def create_account(
     return operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
 
 
-def get_account(account_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
-    """The owner's account (admins may read any); anyone else gets NotFound, as if absent."""
-    return operations.get(ACCOUNT, account_id, caller_sub, is_admin=is_admin)
-
-
 def update_account(
     account_id: str,
     owner_sub: str,
@@ -79,8 +74,9 @@ def _ledger_is_empty() -> ConditionBase:
     return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0))
 
 
-def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: RequestIdentity | None = None) -> None:
-    """Delete the account at the expected version, its locks and its empty balance item, in one transaction."""
+def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
+    """What DELETE /accounts/{accountId} adds to the generic delete (account, locks, owner-index entry): its
+    empty balance item goes in the same transaction, and money on the ledger refuses it (409 balance_not_zero)."""
 
     def money_held(balance: Item | None) -> BalanceNotZero:
         balance = balance or {}
@@ -90,5 +86,4 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
         )
 
     empty_balance = writes.delete(keys.balance_key(account_id), _ledger_is_empty())
-    checks = {"balance": (empty_balance, money_held)}
-    operations.delete(ACCOUNT, account_id, owner_sub, expected, identity=identity, checks=checks)
+    return {"checks": {"balance": (empty_balance, money_held)}}

@@ -114,7 +114,7 @@ def update_rules(order_id: str, expected: int, values: Mapping[str, Any]) -> ope
     return {"condition": order_status.patch_guard(target), "explain": explain}
 
 
-def delete_rules(order_id: str, expected: int) -> operations.Rules:
+def delete_rules(order_id: str, expected: int) -> operations.DeleteRules:
     """What DELETE /orders/{orderId} adds to the generic versioned delete: only while PENDING or CANCELLED (an
     order that carries money stays), refused as `invalid_transition`."""
     return {

@@ -84,6 +84,7 @@ class Entity:
     versioned: bool = True
     unique: tuple[Unique, ...] = ()
     owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
+    admin_reads: bool = False  # members of the admin group may read any item (a generic GET)
     fields: Mapping[str, Field] = dataclass_field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

@@ -50,11 +50,17 @@ Explain = Callable[[Item], DomainError | None]
 
 
 class Rules(TypedDict, total=False):
-    """What a domain adds to a generic update or delete: more for the item's guard, and its reading of a refusal.
-    A route served by the generic operations names the domain module that gives them (`Route.rules`)."""
+    """What a domain adds to a generic update: more for the item's guard, and its reading of a refusal. A route
+    served by the generic operations names the domain module that gives them (`Route.rules`)."""
 
     condition: ConditionBase
     explain: Explain
+
+
+class DeleteRules(Rules, total=False):
+    """What a domain adds to a generic delete: an update's rules, and named extra actions (`checks`)."""
+
+    checks: Checks
 
 
 def not_found(entity: Entity, item_id: str) -> NotFound:
