@@ -154,7 +154,6 @@ _AMOUNT = {"amountCents": 2500}
 _DEMO_ACCOUNT = "27f60ec3-d89f-5a94-931d-431dbff968a9"  # alice@example.com, owner alice
 _DEMO_PEER_ACCOUNT = "62f27671-fcf6-5cef-9378-1b5bce7d1776"  # bob@example.com, owner bob
 _DEMO_ORDER_LINES = [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}]
-_LOCKS = (EMAIL_LOCKS, USERNAME_LOCKS)
 # A money movement: one transaction updating the balance(s), putting the entries (and a hold) and the request
 # marker; then one read of the exact availableCentsAfter from the balance's `pending` map.
 _MOVES_MONEY: TableAccess = {
@@ -298,19 +297,16 @@ ROUTES: tuple[Route, ...] = (
         walkthrough=Walkthrough(1, "Liveness: no token, no table.", needs="nothing"),
     ),
     # Accounts: uniqueness of email and username.
-    Route(
+    entity_route(
+        ACCOUNT,
         "POST",
         "/accounts",
-        "accounts.create_account",
+        f"{GENERIC_HANDLERS}.create_account",
+        summary="Create an account whose email and username are unique (locks in the same transaction)",
         body="CreateAccount",
+        rules="ddbguard.domain.accounts",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
-        access={"PutItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX, REQUEST_MARKERS)},
-        entity=ACCOUNT,
-        status=201,
-        reply="The new account.",
-        response="Account",
-        location="/accounts/{accountId}",
-        problems={409: ("unique_violation",), 422: ("validation_failed",)},
+        problems={409: ("unique_violation",), 422: ("validation_failed",)},  # ids are never the client's
         walkthrough=Walkthrough(
             2, "alice opens `ada`.", needs="nothing (the seed does not take ada's email)", reset_on_rerun=True
         ),
@@ -335,25 +331,17 @@ ROUTES: tuple[Route, ...] = (
         summary="The owner's account (admins may read any), with its ETag",
         walkthrough=Walkthrough(4, "alice's demo account.", {"accountId": "main account"}),
     ),
-    Route(
+    # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the new
+    # lock (and the marker), deletes the old and updates the account at its version (the generic change's access).
+    entity_route(
+        ACCOUNT,
         "PATCH",
         "/accounts/{accountId}",
-        "accounts.update_account",
+        f"{GENERIC_HANDLERS}.update_account",
+        summary="Change email, username or displayName at the expected version",
         body="UpdateAccount",
-        if_match=True,
+        rules="ddbguard.domain.accounts",
         sample_body={"displayName": "Countess of Lovelace"},
-        # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the
-        # new lock (and the marker), deletes the old and updates the account at its version.
-        access={
-            "GetItem": (ACCOUNTS,),
-            "UpdateItem": (ACCOUNTS,),
-            "PutItem": (*_LOCKS, REQUEST_MARKERS),
-            "DeleteItem": _LOCKS,
-        },
-        entity=ACCOUNT,
-        reply="The account after the change.",
-        response="Account",
-        problems={404: ("account_not_found",), 409: ("unique_violation",), 422: ("validation_failed",)},
         walkthrough=Walkthrough(
             5,
             "renames `ada` (version 0 -> 1).",

@@ -4,8 +4,9 @@ A route that names an entity (`Route.entity`) and needs nothing beyond the gener
 operation from the method: POST creates (a client may choose the id, when the body model has the entity's
 id field), GET reads, PATCH changes at the If-Match version, DELETE deletes at it. Each is one call into
 `ddbguard.guards.entity_operations`; the body model is the route's (`Route.body`), and a route naming its
-domain's `rules` module gets that module's `update_rules` / `delete_rules` (a condition, an explanation)
-added to the write, as the order routes do for their status table.
+domain's `rules` module gets that module's `clean_values` (the body's values as stored), `update_rules` and
+`delete_rules` (a condition, an explanation, extra actions) applied to the write, as the order routes do for
+their status table and the account routes for the display name and the balance.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def entity_endpoint(route: RouteSpec) -> tuple[Endpoint, LambdaHandler]:
         raise ValueError(f"{route.key} names no entity")
     endpoint = Endpoint(route)
     domain = importlib.import_module(route.rules) if route.rules else None
+    clean_values = getattr(domain, "clean_values", dict)
     update_rules = getattr(domain, "update_rules", _no_rules)
     delete_rules = getattr(domain, "delete_rules", _no_rules)
 
@@ -44,14 +46,14 @@ def entity_endpoint(route: RouteSpec) -> tuple[Endpoint, LambdaHandler]:
         sub, identity = request.caller.sub, request.identity
         if route.method == "POST":
             values, item_id = _body(request, entity)
-            item = operations.create(entity, sub, values, item_id=item_id, identity=identity)
+            item = operations.create(entity, sub, clean_values(values), item_id=item_id, identity=identity)
             return created(item, route.location_of(item))
         item_id = request.path[entity.id_field]
         if route.method == "GET":
             is_admin = entity.admin_reads and request.caller.is_admin
             return ok(operations.get(entity, item_id, sub, is_admin=is_admin))
         if route.method == "PATCH":
-            values, _ = _body(request, entity)
+            values = clean_values(_body(request, entity)[0])
             expected = request.expected_version
             rules = update_rules(item_id, expected, values)
             return ok(operations.update(entity, item_id, sub, expected, values, identity=identity, **rules))

@@ -15,6 +15,7 @@ username is already there for a client that wants a fallback).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
@@ -40,6 +41,12 @@ def _profile(email: str | None, username: str | None, display_name: str | None) 
         "username": username,
         "displayName": None if display_name is None else clean_display_name(display_name),
     }
+
+
+def clean_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A create's or change's values as stored: the display name cleaned (unique values are normalised by their
+    kinds in the write itself). The generic create and change of the account routes call it too."""
+    return _profile(values.get("email"), values.get("username"), values.get("displayName"))
 
 
 def create_account(
