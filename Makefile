@@ -28,7 +28,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi confusables fuzz lint format audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -52,6 +52,7 @@ help:
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
+	@echo "make regenerate               every generated file at once: events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
@@ -209,6 +210,14 @@ openapi: install
 confusables: venv
 	@test -n "$(SOURCE)" || { echo "usage: make confusables SOURCE=<path to Unicode's confusables.txt>" >&2; exit 2; }
 	$(PY) scripts/compact_confusables.py "$(SOURCE)"
+# Every file generated from the code, in one go (a new route or resource needs only this): the sample events and
+# the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot and docs/infra.md's counts.
+regenerate: install
+	$(PY) -m local.events
+	$(PY) -m local.openapi
+	$(PY) -m local.schemathesis_config
+	$(PY) -m tests.infra.security_shape --write
+	$(PY) -m tests.infra.template_counts --write
 
 # Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install
@@ -217,7 +226,7 @@ fuzz: install
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py))) \
-	infra local bench tests scripts app.py
+	infra local bench tests scripts examples app.py
 
 lint: venv
 	$(PY) -m ruff check .

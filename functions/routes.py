@@ -4,8 +4,9 @@ It is also the one runtime module infra/ reads: besides the routes it renders th
 bodies API Gateway answers by itself (`gateway_problem_body`), with the handlers' own renderer.
 
 Adding a route is one entry here plus its handler module `functions/<handler>.py`, which
-exposes `handler(event, context)`. The entry's `access` is what its function may do to the table:
-infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
+exposes `handler(event, context)`; a route an entity's generic operation serves (`entity_route`,
+`crud_routes`) needs no module, functions/crud/ builds it. The entry's `access` is what its function
+may do to the table: infra/ grants exactly that (with `dynamodb:LeadingKeys`), and tests/test_table_access.py fails when
 a call of the test suite needs more or a grant is never needed.
 
 Every other per-route fact lives in the entry too (or in the entity it names): the success status and
@@ -78,6 +79,7 @@ class Route:
     entity: Entity | None = field(default=None, compare=False)  # the one item the route acts on, if any
     status: int = 200  # the success status
     reply: str = ""  # what the success response is, in a few words (OpenAPI)
+    summary: str = ""  # what a generic route does (OpenAPI); a hand-written handler's docstring says it instead
     response: str | None = None  # its model in ddbguard_api.schemas (None: no body)
     location: str | None = None  # the created resource's path, with the response's fields as {placeholders}
     etag: bool | None = None  # the reply carries the version as ETag; None: when it is its versioned entity
@@ -87,6 +89,9 @@ class Route:
     # The request's body and query models in ddbguard_api.models, by name (infra/ imports this table, not pydantic).
     body: str | None = None
     query: str | None = None
+    # A generic route's domain rules: the module (by name, so infra/ imports no domain code) whose `update_rules` /
+    # `delete_rules` add a condition and an explanation to the generic write (ddbguard_api.entity_endpoints).
+    rules: str | None = field(default=None, compare=False)
 
     @property
     def operation(self) -> str:
@@ -108,6 +113,13 @@ class Route:
     def table_access(self) -> dict[str, tuple[str, ...]]:
         """Every DynamoDB action this route's function performs -> the partition-key patterns it reaches."""
         return {action: tuple(patterns) for action, patterns in self.access.items()}
+
+    @property
+    def tag(self) -> str:
+        """The group the route is listed under (OpenAPI tags): its handler's package, or for a generic route, which
+        has no package of its own, the first segment of its path (`teams`)."""
+        package = self.handler.split(".")[0]
+        return self.path.strip("/").split("/")[0] if package == GENERIC_HANDLERS else package
 
     @property
     def construct_id(self) -> str:
@@ -144,7 +156,6 @@ _AMOUNT = {"amountCents": 2500}
 _DEMO_ACCOUNT = "27f60ec3-d89f-5a94-931d-431dbff968a9"  # alice@example.com, owner alice
 _DEMO_PEER_ACCOUNT = "62f27671-fcf6-5cef-9378-1b5bce7d1776"  # bob@example.com, owner bob
 _DEMO_ORDER_LINES = [{"sku": "BOOK-1843", "quantity": 2, "unitPriceCents": 1999}]
-_LOCKS = (EMAIL_LOCKS, USERNAME_LOCKS)
 # A money movement: one transaction updating the balance(s), putting the entries (and a hold) and the request
 # marker; then one read of the exact availableCentsAfter from the balance's `pending` map.
 _MOVES_MONEY: TableAccess = {
@@ -167,20 +178,23 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
     index = (OWNER_INDEX,) if entity.owner_index else ()
     taken = ("unique_violation",) if entity.unique else ()
     absent = {404: (entity.not_found,)}
-    derived: dict[str, Any] = {"response": entity.title, "problems": absent, "if_match": method in ("PATCH", "DELETE")}
+    derived: dict[str, Any] = {"response": entity.title, "if_match": method in ("PATCH", "DELETE")}
     if method == "POST":  # a create: the item, its locks, its index entry and the marker in one transaction
         access: TableAccess = {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}
         problems: Problems = {409: (*taken, "already_exists"), 422: ("validation_failed",)}
         derived.update(status=201, location=f"{path}/{{{entity.id_field}}}", reply=f"The new {kind}.")
+        derived["summary"] = f"Create a {kind}" + (
+            f", its {', '.join(u.field for u in entity.unique)} unique" if taken else ""
+        )
     elif method == "GET":
         access, problems = {"GetItem": (items,)}, absent
-        derived.update(reply=f"The {kind}.")
+        derived.update(reply=f"The {kind}.", summary=f"The caller's {kind}, with its ETag")
     elif method == "PATCH":  # a unique change reads the item, then swaps the locks in one transaction
         access = {"UpdateItem": (items,)}
         if locks:
             access = {"GetItem": (items,), **access, "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
         problems = {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
-        derived.update(reply=f"The {kind} after the change.")
+        derived.update(reply=f"The {kind} after the change.", summary=f"Change the {kind} at the If-Match version")
     elif method == "DELETE":  # with locks or an index entry, read first (with the marker, given a key)
         access = {"DeleteItem": (items,), "PutItem": (REQUEST_MARKERS,)}
         if locks or index:
@@ -188,9 +202,89 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
             access = {**read, "DeleteItem": (items, *locks, *index), "PutItem": (REQUEST_MARKERS,)}
         problems, derived["response"] = absent, None
         derived.update(status=204, reply="Deleted, with its locks." if locks else "Deleted.")
+        derived["summary"] = f"Delete the {kind} at the If-Match version" + (", with its locks" if locks else "")
     else:
         raise ValueError(f"no generic {method} operation")
     return Route(method, path, handler, entity=entity, **{"access": access, "problems": problems, **derived, **facts})
+
+
+GENERIC_HANDLERS = "crud"  # functions/crud/: the handler modules of generic routes, built from this table
+# One word per generic operation, in its handler's name (crud.create_team, for teams).
+CRUD_VERBS = {"POST": "create", "GET": "get", "PATCH": "update", "DELETE": "delete"}
+
+
+def crud_routes(
+    entity: Entity,
+    path: str,
+    *,
+    first_step: int,
+    methods: tuple[str, ...] = tuple(CRUD_VERBS),
+    rules: str | None = None,
+    **overrides: Any,
+) -> tuple[Route, ...]:
+    """create, get, change and delete of an entity that declares its fields, served by the generic operations.
+
+    `path` is the collection (`/teams`); items are `<path>/{<id field>}`. Each route is an `entity_route` whose
+    handler is `crud.<verb>_<kind>` (no module to write: functions/crud/), whose bodies are the entity's derived
+    models (`Create<Title>`, `Change<Title>`), whose sample bodies come from the fields' examples, and whose
+    walk-through steps start at `first_step`: alice creates the demo item, reads it, changes it, deletes it.
+    `rules` names the domain module whose `update_rules` / `delete_rules` the change and the delete add (see
+    `Route.rules`); `overrides` maps a method to the facts to change on its route (`POST={"reply": ...}`).
+    """
+    unknown = set(overrides) - set(methods)
+    if unknown:
+        raise ValueError(f"overrides for methods not declared: {sorted(unknown)}")
+    kind, id_field = entity.kind, entity.id_field
+    item_path = f"{path}/{{{id_field}}}"
+    demo_id = f"{kind}-demo-1"
+    created = {name: spec.example for name, spec in entity.fields.items()}
+    if entity.owner_scoped:  # a client-chosen id: the sample events name the demo item
+        created[id_field] = demo_id
+    changed = next(({n: s.example} for n, s in entity.fields.items() if s.unique is None), created)
+    on_demo = {id_field: demo_id}
+    create = f"{CRUD_VERBS['POST']}_{kind}"
+    update = f"{CRUD_VERBS['PATCH']}_{kind}"
+    step = {method: number for number, method in enumerate(methods, start=first_step)}
+    # The pass deletes the demo item, so its create, change and delete replay only after a reset.
+    facts: dict[str, dict[str, Any]] = {
+        "POST": {
+            "body": f"Create{entity.title}",
+            "sample_body": created,
+            "walkthrough": Walkthrough(
+                step.get("POST", 0), f"alice creates the {kind} {demo_id}.", reset_on_rerun=True
+            ),
+        },
+        "GET": {"walkthrough": Walkthrough(step.get("GET", 0), f"the {kind} {demo_id}.", on_demo, needs=create)},
+        "PATCH": {
+            "body": f"Change{entity.title}",
+            "sample_body": changed,
+            "walkthrough": Walkthrough(
+                step.get("PATCH", 0),
+                "changes it (version 0 -> 1).",
+                on_demo,
+                if_match=0,
+                needs=create,
+                reset_on_rerun=True,
+            ),
+        },
+        "DELETE": {
+            "walkthrough": Walkthrough(
+                step.get("DELETE", 0),
+                f"deletes the {kind} {demo_id}.",
+                on_demo,
+                if_match=1,
+                needs=update,
+                reset_on_rerun=True,
+            )
+        },
+    }
+    routes: list[Route] = []
+    for method in methods:
+        handler = f"{GENERIC_HANDLERS}.{CRUD_VERBS[method]}_{kind}"
+        declared = {**facts[method], **({"rules": rules} if rules and method in ("PATCH", "DELETE") else {})}
+        declared.update(overrides.get(method, {}))
+        routes.append(entity_route(entity, method, path if method == "POST" else item_path, handler, **declared))
+    return tuple(routes)
 
 
 ROUTES: tuple[Route, ...] = (
@@ -205,19 +299,16 @@ ROUTES: tuple[Route, ...] = (
         walkthrough=Walkthrough(1, "Liveness: no token, no table.", needs="nothing"),
     ),
     # Accounts: uniqueness of email and username.
-    Route(
+    entity_route(
+        ACCOUNT,
         "POST",
         "/accounts",
-        "accounts.create_account",
+        f"{GENERIC_HANDLERS}.create_account",
+        summary="Create an account whose email and username are unique (locks in the same transaction)",
         body="CreateAccount",
+        rules="ddbguard.domain.accounts",
         sample_body={"email": "ada@lovelace.io", "username": "ada", "displayName": "Ada Lovelace"},
-        access={"PutItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX, REQUEST_MARKERS)},
-        entity=ACCOUNT,
-        status=201,
-        reply="The new account.",
-        response="Account",
-        location="/accounts/{accountId}",
-        problems={409: ("unique_violation",), 422: ("validation_failed",)},
+        problems={409: ("unique_violation",), 422: ("validation_failed",)},  # ids are never the client's
         walkthrough=Walkthrough(
             2, "alice opens `ada`.", needs="nothing (the seed does not take ada's email)", reset_on_rerun=True
         ),
@@ -234,36 +325,25 @@ ROUTES: tuple[Route, ...] = (
         problems={422: ("validation_failed",)},
         walkthrough=Walkthrough(3, "alice's accounts, newest first.", query="limit=10"),
     ),
-    Route(
+    entity_route(
+        ACCOUNT,
         "GET",
         "/accounts/{accountId}",
-        "accounts.get_account",
-        access={"GetItem": (ACCOUNTS,)},
-        entity=ACCOUNT,
-        reply="The account.",
-        response="Account",
-        problems={404: ("account_not_found",)},
+        f"{GENERIC_HANDLERS}.get_account",
+        summary="The owner's account (admins may read any), with its ETag",
         walkthrough=Walkthrough(4, "alice's demo account.", {"accountId": "main account"}),
     ),
-    Route(
+    # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the new
+    # lock (and the marker), deletes the old and updates the account at its version (the generic change's access).
+    entity_route(
+        ACCOUNT,
         "PATCH",
         "/accounts/{accountId}",
-        "accounts.update_account",
+        f"{GENERIC_HANDLERS}.update_account",
+        summary="Change email, username or displayName at the expected version",
         body="UpdateAccount",
-        if_match=True,
+        rules="ddbguard.domain.accounts",
         sample_body={"displayName": "Countess of Lovelace"},
-        # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the
-        # new lock (and the marker), deletes the old and updates the account at its version.
-        access={
-            "GetItem": (ACCOUNTS,),
-            "UpdateItem": (ACCOUNTS,),
-            "PutItem": (*_LOCKS, REQUEST_MARKERS),
-            "DeleteItem": _LOCKS,
-        },
-        entity=ACCOUNT,
-        reply="The account after the change.",
-        response="Account",
-        problems={404: ("account_not_found",), 409: ("unique_violation",), 422: ("validation_failed",)},
         walkthrough=Walkthrough(
             5,
             "renames `ada` (version 0 -> 1).",
@@ -273,21 +353,15 @@ ROUTES: tuple[Route, ...] = (
             reset_on_rerun=True,
         ),
     ),
-    Route(
+    # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance item,
+    # both locks and its owner-index entry go in one transaction, with the marker (the generic delete's access).
+    entity_route(
+        ACCOUNT,
         "DELETE",
         "/accounts/{accountId}",
-        "accounts.delete_account",
-        if_match=True,
-        # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance
-        # item and both locks go in one transaction, with the marker.
-        access={
-            "GetItem": (ACCOUNTS,),
-            "BatchGetItem": (ACCOUNTS, REQUEST_MARKERS),
-            "DeleteItem": (ACCOUNTS, *_LOCKS, OWNER_INDEX),
-            "PutItem": (REQUEST_MARKERS,),
-        },
-        entity=ACCOUNT,
-        status=204,
+        f"{GENERIC_HANDLERS}.delete_account",
+        summary="The account, its locks and its empty balance item, in one transaction",
+        rules="ddbguard.domain.accounts",
         reply="Deleted with its locks (and its empty balance item).",
         problems={404: ("account_not_found",), 409: ("balance_not_zero", "ledger_unsettled")},
         walkthrough=Walkthrough(
@@ -438,43 +512,37 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("account_not_found",), 409: ("already_exists",), 422: ("validation_failed",)},
         walkthrough=Walkthrough(14, "alice orders two books (ord-demo-0004)."),
     ),
-    Route(
+    # Reading, moving and deleting an order are the generic operations; the status table adds its rules.
+    entity_route(
+        ORDER,
         "GET",
         "/orders/{orderId}",
-        "orders.get_order",
-        access={"GetItem": (ORDERS,)},
-        entity=ORDER,
-        reply="The order.",
-        response="Order",
-        problems={404: ("order_not_found",)},
+        f"{GENERIC_HANDLERS}.get_order",
+        summary="The caller's order with its ETag (admins too: only their own, docs/api.md)",
         walkthrough=Walkthrough(15, "the seeded order ord-demo-0001.", {"orderId": "order to pay"}),
     ),
-    Route(
+    entity_route(
+        ORDER,
         "PATCH",
         "/orders/{orderId}",
-        "orders.update_order_status",
+        f"{GENERIC_HANDLERS}.update_order_status",
+        summary="Move the order's status along the transition table",
         body="UpdateOrderStatus",
-        if_match=True,
+        rules="ddbguard.domain.orders",
         sample_body={"status": "CANCELLED"},
-        access={"UpdateItem": (ORDERS,)},
-        entity=ORDER,
         reply="The order after the move.",
-        response="Order",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
         walkthrough=Walkthrough(
             16, "cancels the seeded order ord-demo-0002.", {"orderId": "order to cancel"}, if_match=0
         ),
     ),
-    Route(
+    entity_route(
+        ORDER,
         "DELETE",
         "/orders/{orderId}",
-        "orders.delete_order",
-        if_match=True,
-        # One DeleteItem; with a key, one transaction with the marker.
-        access={"DeleteItem": (ORDERS,), "PutItem": (REQUEST_MARKERS,)},
-        entity=ORDER,
-        status=204,
-        reply="Deleted.",
+        f"{GENERIC_HANDLERS}.delete_order",
+        summary="Delete a PENDING or CANCELLED order at the expected version",
+        rules="ddbguard.domain.orders",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
         walkthrough=Walkthrough(18, "deletes ord-demo-0003.", {"orderId": "order to delete"}, if_match=0),
     ),

@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     from ddbguard.errors import Busy
 
     try:
-        report = lock_audit.audit_locks(repair=args.repair, entities=routes.ENTITIES)
+        audited = lock_audit.audited_entities(routes.ENTITIES)
+        report = lock_audit.audit_locks(repair=args.repair, entities=audited)
     except (BotoCoreError, ClientError, Busy) as error:
         print(
             f"ddbguard: cannot audit table {table} at {endpoint} (found through {target.source}; set DYNAMODB_PORT "
@@ -65,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     summary = report.summary()
+    # Items of every audited entity, by kind (0 for a kind with none yet): a new resource shows up here unasked.
+    items = ", ".join(f"{report.scanned_by_kind.get(entity.kind, 0)} {entity.kind} items" for entity in audited)
     print(
-        f"ddbguard: lock audit of {table}: {summary['locksScanned']} locks, {summary['accountsScanned']} accounts, "
+        f"ddbguard: lock audit of {table}: {summary['locksScanned']} locks, {items}, "
         f"{summary['findings']} findings, {summary['repaired']} repaired, {summary['unrepaired']} unrepaired"
     )
     if report.findings:

@@ -279,7 +279,7 @@ def build_document() -> dict[str, Any]:
             summary=summary,
             description=description or None,
             responses=cast(Any, responses),  # plain dicts: Powertools accepts them as its TypedDicts
-            tags=[route.handler.split(".")[0]],
+            tags=[route.tag],
             operation_id=route.operation,
         )(operation)
         if not route.auth:

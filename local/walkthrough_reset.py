@@ -4,7 +4,9 @@ The walk-through creates alice's second account `ada`, renames it, opens its led
 other event replays its first answer on a second pass, but a rename of a deleted account cannot: its replay stamp
 went with the item (404). So once `ada` is gone, this removes the request markers of those four events and any
 item of hers still in the table; the next pass creates `ada` afresh under the same derived id. While `ada` exists
-(a walk-through in progress), nothing is touched.
+(a walk-through in progress), nothing is touched. A resource served by the generic operations (its demo item
+created, changed and deleted by the pass, the route table marking those steps) is reset the same way: once its
+demo item is gone, the markers of its marked events go.
 
 Something else may have taken `ada`'s email or username meanwhile (a "Try it out" in the API docs, a script): then
 the walk-through's first step would answer 409. That account is someone's data, so `make seed` does not delete it;
@@ -23,7 +25,11 @@ from ddbguard.store.client import client, table_name
 from local import demo
 
 # The walk-through's events about `ada`, each under its sample Idempotency-Key (the route table marks them).
-ADA_EVENTS = tuple(r.operation for r in routes.ROUTES if r.walkthrough is not None and r.walkthrough.reset_on_rerun)
+ADA_EVENTS = tuple(
+    r.operation
+    for r in routes.ROUTES
+    if r.walkthrough is not None and r.walkthrough.reset_on_rerun and (r.entity is None or not r.entity.fields)
+)
 
 
 def _marker_key(operation: str) -> dict[str, Any]:
@@ -51,14 +57,32 @@ def _ada_items(ddb: Any, table: str) -> list[dict[str, Any]]:
     return found
 
 
+def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
+    """The markers of the marked events of every generic resource whose demo item the last pass deleted."""
+    doomed: list[dict[str, Any]] = []
+    for create in routes.ROUTES:
+        entity = create.entity
+        if entity is None or not entity.fields or create.method != "POST" or not create.sample_body:
+            continue
+        demo_id = create.sample_body.get(entity.id_field)
+        if demo_id is None or "Item" in ddb.get_item(
+            TableName=table, Key=_attribute_key(dict(entity.key(demo_id, demo.OWNER)))
+        ):
+            continue
+        marked = [r for r in routes.ROUTES if r.entity is entity and r.walkthrough and r.walkthrough.reset_on_rerun]
+        doomed += [_attribute_key(_marker_key(route.operation)) for route in marked if route.method != "GET"]
+    return doomed
+
+
 def reset_finished_walkthrough() -> int:
-    """Clear a finished walk-through's traces of `ada` (see the module's docstring); how many items went."""
+    """Clear a finished walk-through's traces of `ada` and of generic demo items (see the module's docstring);
+    how many items went."""
     ddb, table = client(), table_name()
+    doomed = _finished_demo_items(ddb, table)
     account = ddb.get_item(TableName=table, Key=_attribute_key(dict(keys.account_key(demo.ADA_ACCOUNT))))
-    if "Item" in account:
-        return 0
-    doomed = [_attribute_key(_marker_key(operation)) for operation in ADA_EVENTS]
-    doomed += _ada_items(ddb, table)
+    if "Item" not in account:
+        doomed += [_attribute_key(_marker_key(operation)) for operation in ADA_EVENTS]
+        doomed += _ada_items(ddb, table)
     removed = 0
     for key in doomed:
         answer = ddb.delete_item(TableName=table, Key=key, ReturnValues="ALL_OLD")

@@ -14,7 +14,8 @@ backticked span is judged by its shape:
 - a call (`reread_and_retry()`), and in comments and docstrings also a bare snake_case name (`CLIENT_RETRIES`):
   it occurs in the repository's code (comments and docstrings do not count), so a renamed function cannot live
   on in a comment (Markdown's bare names are often other tools' words, such as an ELF header field);
-- a table key (`ACCT#<accountId>`, `UNIQ#EMAIL#…`): its first prefix (`ACCT#`) occurs in a string of the code;
+- a table key (`ACCT#<accountId>`, `UNIQ#EMAIL#…`): its first prefix (`ACCT#`) occurs in a string of the code, or
+  is one an entity declaration derives from its kind (`Entity("team", ...)`: `TEAM#`);
 - other spans with spaces, placeholders or marks (`<id>`, `{x}`, `...`) are commands, routes or values: skipped.
 
 And nothing refers to a document the reader of the repository cannot open: no phrase of OUTSIDE below (the rulebook
@@ -118,6 +119,7 @@ class Repository:
         self.passages = {file: list(python_passages(file)) for file in self.python_files}
         self.code_words = set().union(*(_code_words(file, self.passages[file]) for file in self.python_files))
         self.key_prefixes = {word for word in self.code_words if word.endswith("#")}
+        self.key_prefixes |= set().union(*(_derived_key_prefixes(file) for file in self.python_files))
 
     def names_in(self, file: Path) -> set[str]:
         """Every name a module defines or imports, at any depth (functions, classes, methods, constants)."""
@@ -181,6 +183,22 @@ def _file_names(root: Path) -> set[str]:
         subfolders[:] = [name for name in subfolders if name not in SKIPPED_DIRS and name not in GENERATED]
         names.update(files)
     return names
+
+
+def _derived_key_prefixes(file: Path) -> set[str]:
+    """`TEAM#` for each `Entity("team", ...)` in `file`: the partition-key prefix the declaration derives by default."""
+    prefixes = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "Entity"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            prefixes.add(f"{node.args[0].value.upper()}#")
+    return prefixes
 
 
 def _code_words(file: Path, passages: list[Passage]) -> set[str]:

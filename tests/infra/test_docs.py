@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from aws_cdk import Validations
 from aws_cdk.assertions import Template
 
 from infra import settings
 from infra.stack import build_app
+from tests.infra.template_counts import counts
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -49,26 +49,6 @@ def test_context_keys_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
-def _counts(stack: Any, template: dict[str, Any]) -> dict[str, int]:
-    resources = template["Resources"].values()
-    alarms = [value["Properties"] for value in resources if value["Type"] == "AWS::CloudWatch::Alarm"]
-    acknowledged = sum(
-        len(dict(entry.data))
-        for construct in stack.node.find_all()
-        for entry in construct.node.metadata
-        if entry.type == Validations.ACKNOWLEDGED_RULES_METADATA_KEY
-    )
-    return {
-        "functions": sum(value["Type"] == "AWS::Lambda::Function" for value in resources),
-        "alarms": len(alarms),
-        "alarm metrics": sum(
-            1 if "MetricName" in alarm else sum("MetricStat" in query for query in alarm["Metrics"]) for alarm in alarms
-        ),
-        "dashboard": sum(value["Type"] == "AWS::CloudWatch::Dashboard" for value in resources),
-        "cdk-nag acknowledgements": acknowledged,
-    }
-
-
 def _documented_counts() -> tuple[dict[str, int], dict[str, int]]:
     """The bold counts of the line at the top of docs/infra.md: (default context, lean profile)."""
     text = DOCS.read_text(encoding="utf-8")
@@ -80,12 +60,12 @@ def _documented_counts() -> tuple[dict[str, int], dict[str, int]]:
 
 def test_the_counts_in_the_docs_are_the_templates(synth: Synth) -> None:
     documented, documented_lean = _documented_counts()
-    actual = _counts(synth.stack, synth.json)
+    actual = counts(synth.stack, synth.json)
     assert documented == {
         key.removesuffix("s") if key != "alarm metrics" else "alarm metric": value for key, value in actual.items()
     }
     _app, lean_stack = build_app(context={"monitoringProfile": "lean"})
-    lean = _counts(lean_stack, dict(Template.from_stack(lean_stack).to_json()))
+    lean = counts(lean_stack, dict(Template.from_stack(lean_stack).to_json()))
     assert documented_lean == {"alarm": lean["alarms"], "alarm metric": lean["alarm metrics"]}
     assert lean["dashboard"] == 0
 

@@ -14,7 +14,7 @@ import pytest
 
 from ddbguard.domain import lock_audit
 from ddbguard.domain.normalize import CODE
-from ddbguard.errors import DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.errors import DomainError, InvalidInput, NotFound, UniqueViolation, VersionConflict
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
 from ddbguard.guards.request_identity import RequestIdentity
@@ -141,3 +141,15 @@ def test_the_lock_audit_finds_and_repairs_an_orphan_lock_of_its_kind(table, raw_
     restored = lock_audit.audit_locks(repair=True)
     assert [(f.problem, f.field, f.repaired) for f in restored.findings] == [(lock_audit.MISSING_LOCK, "sku", True)]
     assert sku_locks(raw_client, table) == {"kept": GADGET.partition(healthy["gadgetId"], "alice")}
+
+
+def test_a_change_of_nothing_and_an_unacceptable_code_are_refused_and_write_nothing(table, raw_client):
+    created = operations.create(GADGET, "alice", {"sku": "still", "name": "Still"})
+    with pytest.raises(InvalidInput) as nothing:
+        operations.update(GADGET, created["gadgetId"], "alice", 0, {"sku": None, "name": None})
+    assert [error.field for error in nothing.value.errors] == ["body"]
+    with pytest.raises(InvalidInput) as unacceptable:  # the kind checks the value, not the field's name
+        operations.create(GADGET, "alice", {"sku": "no spaces here", "name": "Bad"})
+    assert [(error.field, error.code) for error in unacceptable.value.errors] == [("sku", "invalid_format")]
+    assert operations.get(GADGET, created["gadgetId"], "alice") == created
+    assert sku_locks(raw_client, table) == {"still": GADGET.partition(created["gadgetId"], "alice")}

@@ -24,14 +24,6 @@ from local.invocation import current_function
 AUDIT_FUNCTION = "audit_locks"
 SETTLEMENT_FUNCTION = "settle_entries"
 SWEEPER_FUNCTION = "sweep_pending"
-# Most specific first: a key is filed under the first pattern it matches.
-KNOWN_PATTERNS = (
-    routes.EMAIL_LOCKS,
-    routes.USERNAME_LOCKS,
-    routes.ACCOUNTS,
-    routes.ORDERS,
-    routes.REQUEST_MARKERS,
-)
 NO_KEY = ""  # Scan: the request names no partition
 _TRANSACT_ACTIONS = {
     "Put": "PutItem",
@@ -51,9 +43,16 @@ def declared_access() -> dict[str, dict[str, tuple[str, ...]]]:
     return declared
 
 
+def known_patterns() -> tuple[str, ...]:
+    """Every partition-key pattern a grant names, from the route table (as it is now: a test may add routes), most
+    specific (longest) first: a key is filed under the first pattern it matches."""
+    named = {pattern for grant in declared_access().values() for patterns in grant.values() for pattern in patterns}
+    return tuple(sorted(named, key=lambda pattern: (-len(pattern), pattern)))
+
+
 def key_class(partition: str) -> str:
     """The pattern a partition key is filed under."""
-    for pattern in KNOWN_PATTERNS:
+    for pattern in known_patterns():
         if fnmatch.fnmatchcase(partition, pattern):
             return pattern
     return partition  # unknown: kept as it is, so a failure names it

@@ -115,3 +115,10 @@ def test_placeholders_routes_commands_and_other_tools_names_pass(repo: Path) -> 
         " `cdk.out/manifest.json`, `.local/run.json`, `--checks all`\n"
     )
     assert findings(repo) == []
+
+
+def test_a_key_prefix_an_entity_derives_from_its_kind_passes(repo: Path) -> None:
+    (repo / "docs" / "teams.md").write_text("Teams are stored as `TEAM#<owner tag>#<teamId>`.\n")
+    assert findings(repo) == ["docs/teams.md:1: `TEAM#<owner tag>#<teamId>`: no key in the code starts with TEAM#"]
+    (repo / "functions/layer/python/ddbguard/teams.py").write_text('TEAM = Entity("team", public=("teamId",))\n')
+    assert findings(repo) == []

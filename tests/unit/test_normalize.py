@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ddbguard.domain.normalize import (
+    CODE,
     EMAIL,
     EMAIL_MAX_BYTES,
     HANDLE,
@@ -144,3 +145,12 @@ def test_display_name_is_trimmed_not_folded():
     for bad in ("   ", "\u202eevil", "a\u0000b"):
         with pytest.raises(InvalidInput):
             clean_display_name(bad)
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "bad"), [(EMAIL, "email", "nope"), (HANDLE, "username", "!"), (CODE, "sku", "sku 42")]
+)
+def test_every_kind_checks_the_value_it_is_given_not_the_fields_name(kind, field, bad):
+    with pytest.raises(InvalidInput) as raised:
+        normalised_unique_fields({field: kind}, {field: bad})
+    assert [error.field for error in raised.value.errors] == [field]

@@ -65,3 +65,16 @@ def test_every_route_states_its_facts():
             assert route.not_found_code(parameter) != "not_found", (route.key, parameter)
     steps = [route.walkthrough.step for route in routes.ROUTES if route.walkthrough]
     assert sorted(steps) == list(range(1, len(routes.ROUTES) + 1))
+
+
+def test_a_generic_route_lists_the_refusals_of_its_method():
+    """The 404 every generic route shares must not replace what a create or a change refuses besides."""
+    account = routes.ACCOUNT
+    facts = {
+        method: routes.entity_route(account, method, "/things/{accountId}", f"things.{method.lower()}").problems
+        for method in ("POST", "GET", "PATCH", "DELETE")
+    }
+    assert facts["POST"][409] == ("unique_violation", "already_exists")
+    assert facts["POST"][422] == ("validation_failed",)
+    assert facts["PATCH"] == {404: ("account_not_found",), 409: ("unique_violation",), 422: ("validation_failed",)}
+    assert facts["GET"] == facts["DELETE"] == {404: ("account_not_found",)}

@@ -1,11 +1,13 @@
 """Request bodies and queries: strict pydantic models (no coercion, no unknown fields).
 
-Shape and range only; the domain normalises and checks meaning (e.g. unique values after NFKC).
+Shape and range only; the domain normalises and checks meaning (e.g. unique values after NFKC). An entity that
+declares its fields has its bodies derived (`Create<Title>`, `Change<Title>`: ddbguard_api.entity_models),
+answered here by name like the ones written below.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
@@ -189,3 +191,10 @@ class StatementQuery(StrictModel):
 class AccountListQuery(StrictModel):
     limit: Annotated[int, Field(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT
     cursor: Cursor | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """A declared entity's derived body model, by name (`CreateTeam`); AttributeError for anything else."""
+    from ddbguard_api.entity_models import request_model
+
+    return request_model(name)

@@ -3,7 +3,8 @@
 The handlers build plain dicts (ddbguard's `public_*` functions); these models describe them.
 The schemathesis suite checks every real response against the document generated from them,
 so a field the code adds or drops shows up as a failing test, not as a silently stale doc.
-Extra fields are allowed (additionalProperties): clients must ignore what they do not know.
+Extra fields are allowed (additionalProperties): clients must ignore what they do not know. An entity that
+declares its fields has its response model derived (ddbguard_api.entity_models), answered here by its name.
 """
 
 from __future__ import annotations
@@ -144,3 +145,10 @@ class Problem(ResponseModel):
     holdStatus: HoldStatus | None = Field(default=None, description="hold_settled: how the hold was settled.")
     clearedCents: int | None = Field(default=None, description="balance_not_zero: money still on the ledger.")
     holdCents: int | None = Field(default=None, description="balance_not_zero: money still held.")
+
+
+def __getattr__(name: str) -> Any:
+    """A declared entity's derived response model, by its title (`Team`); AttributeError for anything else."""
+    from ddbguard_api.entity_models import response_model
+
+    return response_model(name)

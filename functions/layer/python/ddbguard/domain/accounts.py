@@ -16,6 +16,7 @@ username is already there for a client that wants a fallback).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
@@ -43,6 +44,12 @@ def _profile(email: str | None, username: str | None, display_name: str | None) 
     }
 
 
+def clean_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A create's or change's values as stored: the display name cleaned (unique values are normalised by their
+    kinds in the write itself). The generic create and change of the account routes call it too."""
+    return _profile(values.get("email"), values.get("username"), values.get("displayName"))
+
+
 def create_account(
     owner_sub: str,
     *,
@@ -53,11 +60,6 @@ def create_account(
 ) -> dict[str, Any]:
     """Put the account (version 0), both locks and its owner-index entry in one transaction."""
     return operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
-
-
-def get_account(account_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
-    """The owner's account (admins may read any); anyone else gets NotFound, as if absent."""
-    return operations.get(ACCOUNT, account_id, caller_sub, is_admin=is_admin)
 
 
 def update_account(
@@ -82,11 +84,11 @@ def _ledger_is_empty() -> ConditionBase:
     return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
 
 
-def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: RequestIdentity | None = None) -> None:
-    """Delete the account at the expected version, its locks and its empty, settled balance item, in one
-    transaction. Refused while the ledger holds money (409 balance_not_zero) or while any of its movements is
-    unsettled (409 ledger_unsettled, Retry-After): the balance carries their values until the settlement moves them
-    onto their entries."""
+def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
+    """What DELETE /accounts/{accountId} adds to the generic delete (account, locks, owner-index entry): its
+    empty, settled balance item goes in the same transaction. Refused while the ledger holds money (409
+    balance_not_zero) or while any of its movements is unsettled (409 ledger_unsettled, Retry-After): the balance
+    carries their values until the settlement moves them onto their entries."""
 
     def not_empty(balance: Item | None) -> BalanceNotZero | LedgerUnsettled:
         balance = balance or {}
@@ -99,5 +101,4 @@ def delete_account(account_id: str, owner_sub: str, expected: int, *, identity: 
         )
 
     empty_balance = writes.delete(keys.balance_key(account_id), _ledger_is_empty())
-    checks = {"balance": (empty_balance, not_empty)}
-    operations.delete(ACCOUNT, account_id, owner_sub, expected, identity=identity, checks=checks)
+    return {"checks": {"balance": (empty_balance, not_empty)}}

@@ -149,7 +149,7 @@ def code_problem(normalised: str, field: str) -> FieldError | None:
 # The kinds of unique value an entity may declare (`ddbguard.guards.entity.Unique`); add one here.
 EMAIL = UniqueKind("email", email_form, lambda field, value: email_problem(value, field))
 HANDLE = UniqueKind("handle", unique_form, lambda field, value: username_problem(value, field))
-CODE = UniqueKind("code", unique_form, code_problem)
+CODE = UniqueKind("code", unique_form, lambda field, value: code_problem(value, field))
 
 
 def normalised_unique_fields(kinds: Mapping[str, UniqueKind], values: Mapping[str, str | None]) -> dict[str, str]:

@@ -24,6 +24,7 @@ Decisions:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr
@@ -93,19 +94,13 @@ def create(
     return operations.create(ORDER, caller_sub, values, item_id=order_id, identity=identity, checks=checks)
 
 
-def get(order_id: str, caller_sub: str) -> dict[str, Any]:
-    """The caller's order; admins too read only their own (their reach is accounts, docs/api.md)."""
-    return operations.get(ORDER, order_id, caller_sub)
-
-
 # --- versioned status change and delete ---------------------------------------------------
 
 
-def update_status(
-    order_id: str, caller_sub: str, target: str, expected: int, identity: RequestIdentity | None = None
-) -> dict[str, Any]:
-    """Move the order to `target` if it is the caller's, at `expected`, and the move is allowed:
-    one UpdateItem whose condition says all three (with an Idempotency-Key, stamped with the request)."""
+def update_rules(order_id: str, expected: int, values: Mapping[str, Any]) -> operations.Rules:
+    """What PATCH /orders/{orderId} adds to the generic versioned update: the move to `values["status"]` must be
+    one the current status allows, in the write's own condition, and a refusal says which move was refused."""
+    target = str(values[STATUS])
     transition = _transition_refusal(order_id, expected, target)
 
     def explain(item: Item) -> DomainError | None:
@@ -116,25 +111,16 @@ def update_status(
             return refusal
         return transition(item)
 
-    values = {STATUS: target}
-    condition = order_status.patch_guard(target)
-    return operations.update(
-        ORDER, order_id, caller_sub, expected, values, identity=identity, condition=condition, explain=explain
-    )
+    return {"condition": order_status.patch_guard(target), "explain": explain}
 
 
-def delete(order_id: str, caller_sub: str, expected: int, identity: RequestIdentity | None = None) -> None:
-    """Delete the caller's order at `expected`, only while it is PENDING or CANCELLED: one DeleteItem, or with
-    an Idempotency-Key one transaction with the request marker (a retry answers 204 again, not 404)."""
-    operations.delete(
-        ORDER,
-        order_id,
-        caller_sub,
-        expected,
-        identity=identity,
-        condition=order_status.status_in(order_status.DELETABLE),
-        explain=_transition_refusal(order_id, expected, DELETED),
-    )
+def delete_rules(order_id: str, expected: int) -> operations.DeleteRules:
+    """What DELETE /orders/{orderId} adds to the generic versioned delete: only while PENDING or CANCELLED (an
+    order that carries money stays), refused as `invalid_transition`."""
+    return {
+        "condition": order_status.status_in(order_status.DELETABLE),
+        "explain": _transition_refusal(order_id, expected, DELETED),
+    }
 
 
 # --- payment ------------------------------------------------------------------------------

@@ -1,38 +1,29 @@
 """An entity declaration: what must hold about one kind of item, said once.
 
-A declaration names the item kind, its key scheme (global ids, or ids scoped to their owner behind an
-owner tag), the owner attribute, whether it is versioned, its unique fields (each with the kind of
-value it holds, which says how it is normalised and checked), the public projection and the 404 code.
-`ddbguard.guards.entity_operations` builds create / get / update / delete from it, the lock audit
+A declaration names the item kind, its fields (`ddbguard.guards.fields`: types, constraints, examples;
+or, as the first entities do, only the public ones), its key scheme (global ids, or ids scoped to their
+owner behind an owner tag), the owner attribute, whether it is versioned, its unique fields (each with the
+kind of value it holds, which says how it is normalised and checked), the public projection and the 404
+code. `ddbguard.guards.entity_operations` builds create / get / update / delete from it, the lock audit
 checks every declared unique field of every declared entity, and the route table derives the IAM
 patterns of the routes that name it. Nothing here touches DynamoDB, so declaring is cheap to import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from ddbguard.errors import FieldError, InvalidInput
+from ddbguard.guards.fields import Field, UniqueKind
 from ddbguard.store import keys
-from ddbguard.store.schema import OWNER_SUB
+from ddbguard.store.schema import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Key
 
 GLOBAL_IDS = "global"  # `<prefix><id>`: one id names one item for everyone
 OWNER_SCOPED_IDS = "owner-scoped"  # `<prefix><owner tag>#<id>`: ids are per owner
-
-
-@dataclass(frozen=True)
-class UniqueKind:
-    """A kind of unique value: its one comparable form, and what makes that form unacceptable.
-
-    `problem(field, normalised)` answers a FieldError naming `field`, or None when acceptable.
-    """
-
-    name: str
-    form: Callable[[str], str]
-    problem: Callable[[str, str], FieldError | None]
 
 
 @dataclass(frozen=True)
@@ -79,10 +70,11 @@ _LOCK_KINDS: dict[str, tuple[str, str]] = {}  # lock kind -> (item kind, field)
 @dataclass(frozen=True)
 class Entity:
     """Empty `prefix`, `sort`, `id_field` and `not_found` follow from the kind: product -> PRODUCT#,
-    PRODUCT, productId, product_not_found."""
+    PRODUCT, productId, product_not_found. Declared `fields` give the public projection (the id, the fields,
+    the version, createdAt, updatedAt) and the unique fields (those of a unique kind)."""
 
     kind: str  # the item's `kind` attribute, and the word for it in messages ("account")
-    public: tuple[str, ...]  # the fields clients see
+    public: tuple[str, ...] = ()  # the fields clients see
     prefix: str = ""  # partition-key prefix ("ACCT#")
     sort: str = ""  # the item's sort key ("PROFILE")
     id_field: str = ""  # "accountId"
@@ -92,6 +84,8 @@ class Entity:
     versioned: bool = True
     unique: tuple[Unique, ...] = ()
     owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
+    admin_reads: bool = False  # members of the admin group may read any item (a generic GET)
+    fields: Mapping[str, Field] = dataclass_field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         defaults = {
@@ -103,6 +97,10 @@ class Entity:
         for name, value in defaults.items():
             if not getattr(self, name):
                 object.__setattr__(self, name, value)
+        if self.fields:
+            self._derive_from_fields()
+        if not self.public:
+            raise ValueError(f"{self.kind}: declare its fields (or its public ones)")
         if self.ids not in (GLOBAL_IDS, OWNER_SCOPED_IDS):
             raise ValueError(f"{self.kind}: ids must be {GLOBAL_IDS!r} or {OWNER_SCOPED_IDS!r}")
         for unique in self.unique:
@@ -110,6 +108,17 @@ class Entity:
             if claimed != (self.kind, unique.field):
                 raise ValueError(f"lock kind {unique.lock_kind} already belongs to {claimed[0]}.{claimed[1]}")
         _DECLARED[self.kind] = self
+
+    def _derive_from_fields(self) -> None:
+        if self.public or self.unique:
+            raise ValueError(f"{self.kind}: with fields declared, public and unique follow from them")
+        stamps = (VERSION,) if self.versioned else ()
+        public = (self.id_field, *self.fields, *stamps, CREATED_AT, UPDATED_AT)
+        unique = tuple(
+            Unique(name, spec.unique, spec.lock) for name, spec in self.fields.items() if spec.unique is not None
+        )
+        object.__setattr__(self, "public", public)
+        object.__setattr__(self, "unique", unique)
 
     # --- keys -------------------------------------------------------------------------------
 

@@ -15,11 +15,19 @@ read decides nothing, since the write only succeeds at the version it read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.errors import AlreadyExists, DomainError, NotFound, UniqueViolation, VersionConflict
+from ddbguard.errors import (
+    AlreadyExists,
+    DomainError,
+    FieldError,
+    InvalidInput,
+    NotFound,
+    UniqueViolation,
+    VersionConflict,
+)
 from ddbguard.guards import owner_index, replays, uniqueness, versioning
 from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
@@ -33,11 +41,26 @@ from ddbguard.store.shapes import Action, Item
 
 ITEM = "item"  # the entity's own write, in its plan
 OWNER_INDEX = "owner index"
+NOTHING_TO_CHANGE = FieldError("body", "required", "Send at least one field to change.")
 
 # An extra action of the domain's, by slot name: the action and how to explain its failed guard (ALL_OLD item).
 Checks = Mapping[str, tuple[Action, Callable[[Item | None], DomainError]]]
 # The domain's reason for a refused write of a visible item (None: the version was stale).
 Explain = Callable[[Item], DomainError | None]
+
+
+class Rules(TypedDict, total=False):
+    """What a domain adds to a generic update: more for the item's guard, and its reading of a refusal. A route
+    served by the generic operations names the domain module that gives them (`Route.rules`)."""
+
+    condition: ConditionBase
+    explain: Explain
+
+
+class DeleteRules(Rules, total=False):
+    """What a domain adds to a generic delete: an update's rules, and named extra actions (`checks`)."""
+
+    checks: Checks
 
 
 def not_found(entity: Entity, item_id: str) -> NotFound:
@@ -191,8 +214,11 @@ def update(
     transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
 
     A change of no unique value (or of unique values whose normalised form is unchanged) is one versioned
-    UpdateItem, stamped with the request. Returns the public item as written.
+    UpdateItem, stamped with the request. Returns the public item as written. Nothing to change is 422: a
+    write that only bumps the version would tell every other client its copy went stale for no reason.
     """
+    if all(value is None for value in values.values()):
+        raise InvalidInput("Send at least one field to change.", [NOTHING_TO_CHANGE])
     unique = entity.normalised(values)
     set_values: dict[str, Any] = {
         **{name: value for name, value in values.items() if value is not None},

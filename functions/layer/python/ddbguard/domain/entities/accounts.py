@@ -13,4 +13,5 @@ ACCOUNT = Entity(
     sort=keys.ACCOUNT_SORT,
     unique=(Unique("email", EMAIL), Unique("username", HANDLE, lock="HANDLE")),
     owner_index=True,
+    admin_reads=True,
 )
