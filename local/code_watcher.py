@@ -39,7 +39,7 @@ def changed_files(before: Snapshot, after: Snapshot) -> list[Path]:
 
 
 def affected_handlers(changed: Iterable[Path], folder: Path, handlers: Iterable[str]) -> set[str] | None:
-    """The handler modules (e.g. `accounts.create_account`) whose environments must go; None means every one."""
+    """The handler modules (e.g. `ledger.deposit`) whose environments must go; None means every one."""
     known = set(handlers)
     affected: set[str] = set()
     for path in changed:
