@@ -172,7 +172,7 @@ class LockAuditRun(Construct):
     def monitor(self, monitoring: Monitoring) -> None:
         """A Warning when a run did not cover the whole table, or did not report (missing data breaches)."""
         metric = cloudwatch.Metric(
-            namespace=constants.METRICS_NAMESPACE,
+            namespace=monitoring.namespace,  # the environment's, where the worker's Powertools metrics go
             metric_name=UNCOVERED_METRIC,
             dimensions_map={"service": constants.SERVICE_NAME},
             statistic="Maximum",
