@@ -48,6 +48,32 @@ call() {
   fi
 }
 
+# delete_settled PATH [more curl arguments...]: DELETE answered 204, after waiting out 409 ledger_unsettled (the
+# ledger's last movements are still being settled) as its Retry-After says, as a client should.
+delete_settled() {
+  local path=$1
+  shift
+  for _ in $(seq 1 30); do
+    local status
+    status=$(curl -sS -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' -X DELETE \
+      -H "Authorization: Bearer $TOKEN" "$BASE_URL$path" "$@")
+    if [ "$status" = 409 ] && grep -q '"ledger_unsettled"' "$WORK/body"; then
+      local wait
+      wait=$(grep -i '^retry-after:' "$WORK/headers" | tr -dc '0-9')
+      printf '%-7s %-58s -> 409 ledger_unsettled: retrying after %s s\n' DELETE "$path" "${wait:-1}"
+      sleep "${wait:-1}"
+      continue
+    fi
+    STEPS=$((STEPS + 1))
+    printf '%-7s %-58s -> %s\n' DELETE "$path" "$status"
+    [ "$status" = 204 ] && return 0
+    echo "demo.sh: expected 204 from DELETE $path, got $status" >&2
+    exit 1
+  done
+  echo "demo.sh: DELETE $path still waited for settlement after 30 tries" >&2
+  exit 1
+}
+
 # field NAME: a top-level field of the last answer's JSON body
 field() {
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$WORK/body" "$1"
@@ -115,7 +141,7 @@ call 200 GET "/accounts/$ACCOUNT/ledger?limit=5"
 say "Deleting an account: refused while its ledger holds money"
 call 409 DELETE "/accounts/$SAVINGS" -H 'If-Match: "0"'
 call 201 POST "/accounts/$SAVINGS/ledger/withdrawals" '{"amountCents": 2000}' -H "Idempotency-Key: empty-$RUN"
-call 204 DELETE "/accounts/$SAVINGS" -H 'If-Match: "0"'
+delete_settled "/accounts/$SAVINGS" -H 'If-Match: "0"'
 call 404 GET "/accounts/$SAVINGS"
 
 printf '\ndemo.sh: %d steps, every one answered as expected (%s)\n' "$STEPS" "$BASE_URL"
