@@ -73,8 +73,10 @@ def run_audit(
                     break
                 except Exception:  # the state machine retries any failure of the task with the same input
                     run.failed_attempts += 1
-            else:  # every attempt failed: the segment ends here, not covered
-                run.results.append({**state, "done": False})
+            else:  # every attempt failed: the segment ends here, not covered (its checkpoint, not the last
+                # step's counts again, which would count that step twice)
+                checkpoint = {key: state.get(key) for key in ("segment", "totalSegments", "startKey")}
+                run.results.append({**checkpoint, "done": False})
                 return run
             run.steps += 1
             run.results.append(result)

@@ -93,8 +93,8 @@ def test_the_functions_that_can_read_the_whole_table_are_the_ones_the_docs_name(
         actions = [a for s in synth.role_statements(props["Properties"]) for a in synth.as_list(s["Action"])]
         if "dynamodb:Scan" in actions:
             scanners.add(props["Properties"]["Handler"])
-    assert scanners == {"audit.audit_locks.handler", "streams.sweep_pending.handler"}
-    assert "the audit and the sweeper are the two functions that can read the whole" in DOCS.read_text(encoding="utf-8")
+    assert scanners == {"audit.audit_locks.handler"}
+    assert "the audit is the one function that can read the whole table" in DOCS.read_text(encoding="utf-8")
 
 
 def test_the_idle_alarm_cost_is_the_templates(synth: Synth) -> None:

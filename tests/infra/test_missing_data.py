@@ -26,6 +26,8 @@ REQUESTS = "a statistic over requests: no datapoint means no requests"
 MISSING_DATA: tuple[tuple[str, str, str], ...] = (
     (r"\w+-Fault-Count-Critical", NOT_BREACHING, f"function errors; {EVENTS}"),
     (r"\w+-Throttled-Count-Critical", NOT_BREACHING, f"function throttles; {EVENTS}"),
+    (r"AuditLocks-Fault-Count-Warning", NOT_BREACHING, f"the audit's step errors (its run retries them); {EVENTS}"),
+    (r"AuditLocks-Throttled-Count-Warning", NOT_BREACHING, f"the audit's throttled steps (retried); {EVENTS}"),
     (r"\w+-Running-Tasks-High-Warning", NOT_BREACHING, "concurrent executions: no datapoint means none running"),
     (r"\w+-Latency-P99-Warning", NOT_BREACHING, f"p99 duration or latency; {REQUESTS}"),
     (r"Api\w*-Fault-Rate-Critical", NOT_BREACHING, f"5xx rate; {REQUESTS}"),
@@ -45,6 +47,11 @@ MISSING_DATA: tuple[tuple[str, str, str], ...] = (
         IGNORE,
         "messages waiting in the on-failure queue, a level: SQS stops the metric after 6 h without activity while "
         "messages wait up to 14 days; only a datapoint of 0 (after the re-drive) clears it",
+    ),
+    (
+        r"LockAuditCoverage-Uncovered-Warning",
+        BREACHING,
+        "a heartbeat: every audit run reports its uncovered segments, 0 included, so a day without one means no run",
     ),
     (
         r"Settlement-OldestUnsettled-Critical",
