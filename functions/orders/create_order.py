@@ -18,7 +18,7 @@ endpoint = Endpoint(by_handler(__name__))
 @endpoint.operation
 def create_order(request: Request[CreateOrder]) -> Reply:
     body = request.body
-    order = orders.create(
+    order = orders.create_order(
         request.caller.sub,
         body.accountId,
         [line.model_dump() for line in body.items],

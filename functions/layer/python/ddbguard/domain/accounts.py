@@ -27,13 +27,8 @@ from ddbguard.errors import BalanceNotZero, LedgerUnsettled
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CLEARED, HELD, PARTITION_KEY, PENDING
+from ddbguard.store.schema import CLEARED, HELD, PARTITION_KEY, UNSETTLED_VALUES
 from ddbguard.store.shapes import Item
-
-
-def owner_of(account_id: str) -> str:
-    """The `owner` a lock records for this account: the account's partition key."""
-    return ACCOUNT.partition(account_id)
 
 
 def _profile(email: str | None, username: str | None, display_name: str | None) -> dict[str, Any]:
@@ -62,25 +57,10 @@ def create_account(
     return operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
 
 
-def update_account(
-    account_id: str,
-    owner_sub: str,
-    expected: int,
-    *,
-    email: str | None = None,
-    username: str | None = None,
-    display_name: str | None = None,
-    identity: RequestIdentity | None = None,
-) -> dict[str, Any]:
-    """Change the account at the expected version; a changed unique value swaps its lock in the same transaction."""
-    values = _profile(email, username, display_name)
-    return operations.update(ACCOUNT, account_id, owner_sub, expected, values, identity=identity)
-
-
 def _ledger_is_empty() -> ConditionBase:
     # No balance item, or one holding nothing and waiting for no settlement: an empty balance item goes with the
     # account. Unsettled values live only on the balance (`pending`), so it must outlive them.
-    settled = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    settled = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
     return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
 
 
@@ -94,7 +74,7 @@ def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
         balance = balance or {}
         cleared, held = int(balance.get(CLEARED, 0)), int(balance.get(HELD, 0))
         if cleared == 0 and held == 0:
-            return LedgerUnsettled(account_id, len(balance.get(PENDING) or {}))
+            return LedgerUnsettled(account_id, len(balance.get(UNSETTLED_VALUES) or {}))
         return BalanceNotZero(
             f"Account {account_id} still holds money; empty its ledger first.",
             extra={CLEARED: cleared, HELD: held},

@@ -20,7 +20,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PENDING, UPDATED_AT
+from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, UNSETTLED_VALUES, UPDATED_AT
 from ddbguard.store.shapes import Item
 
 
@@ -38,7 +38,7 @@ def new_balance_item(account_id: str, owner_sub: str, now: str) -> Item:
         CLEARED: 0,
         HELD: 0,
         AVAILABLE: 0,
-        PENDING: {},
+        UNSETTLED_VALUES: {},
         CREATED_AT: now,
         UPDATED_AT: now,
     }

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
 
 from ddbguard.errors import FieldError, InvalidInput
-from ddbguard.guards.entity import UniqueKind, normalised_values
+from ddbguard.guards.entity import UniqueKind
 from ddbguard.limits import (
     DISPLAY_NAME_MAX_BYTES,
     DISPLAY_NAME_MAX_CHARS,
@@ -150,11 +149,6 @@ def code_problem(normalised: str, field: str) -> FieldError | None:
 EMAIL = UniqueKind("email", email_form, lambda field, value: email_problem(value, field))
 HANDLE = UniqueKind("handle", unique_form, lambda field, value: username_problem(value, field))
 CODE = UniqueKind("code", unique_form, lambda field, value: code_problem(value, field))
-
-
-def normalised_unique_fields(kinds: Mapping[str, UniqueKind], values: Mapping[str, str | None]) -> dict[str, str]:
-    """Normalise and check every given unique field by its kind (None means not sent); 422 lists every bad one."""
-    return normalised_values(kinds, values)
 
 
 def clean_display_name(raw: str) -> str:

@@ -8,7 +8,7 @@ the failed write, never from a second read:
   right version, wrong status -> 409 invalid_transition.
 
 Decisions:
-- PENDING -> PAID only through `pay` (money moves with it): a PATCH to PAID fails its own
+- PENDING -> PAID only through `pay_order` (money moves with it): a PATCH to PAID fails its own
   condition on every order and answers 409 invalid_transition, whatever If-Match said.
 - A status "move" to the current status is a forbidden transition (409 invalid_transition):
   the transition table has no self-loops, and a no-op write would still bump the version.
@@ -66,7 +66,7 @@ def _transition_refusal(order_id: str, expected: int, target: str) -> operations
 # --- create / read ------------------------------------------------------------------------
 
 
-def create(
+def create_order(
     caller_sub: str,
     account_id: str,
     items: list[dict[str, Any]],
@@ -130,7 +130,7 @@ class _LostRace(Exception):
     """The order changed between our read and our write but may still be payable: decide again."""
 
 
-def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
     """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc).
 
     The order and the request's marker are read together (one BatchGetItem): a retry of a payment

@@ -22,7 +22,16 @@ from ddbguard.guards.ownership import visible_or_refuse
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
-from ddbguard.store.schema import AVAILABLE, AVAILABLE_AFTER, CLEARED, HELD, PARTITION_KEY, PENDING, SORT_KEY, VERSION
+from ddbguard.store.schema import (
+    AVAILABLE,
+    AVAILABLE_AFTER,
+    CLEARED,
+    HELD,
+    PARTITION_KEY,
+    SORT_KEY,
+    UNSETTLED_VALUES,
+    VERSION,
+)
 from ddbguard.store.shapes import Item, Key
 
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
@@ -76,11 +85,11 @@ def get_statement(
 
 def _with_available_after(entries: list[Item], balance: Item, account_id: str) -> list[Item]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
-    pending = balance.get(PENDING) or {}
+    pending = balance.get(UNSETTLED_VALUES) or {}
     missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e["entryId"] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
-        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(PENDING) or {})}
+        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(UNSETTLED_VALUES) or {})}
     filled = []
     for entry in entries:
         if entry.get(AVAILABLE_AFTER) is None:

@@ -24,7 +24,7 @@ FROM_FIELD = "fromAccountId"
 TO_FIELD = "toAccountId"
 
 
-def transfer(
+def create_transfer(
     from_account_id: str, to_account_id: str, amount_cents: int, caller_sub: str, identity: RequestIdentity
 ) -> dict[str, Any]:
     if from_account_id == to_account_id:

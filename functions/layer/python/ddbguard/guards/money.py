@@ -40,10 +40,10 @@ from ddbguard.store.schema import (
     HELD,
     OWNER_SUB,
     PARTITION_KEY,
-    PENDING,
     REQUEST_DIGEST,
     UNSETTLED_SHARD,
     UNSETTLED_SINCE,
+    UNSETTLED_VALUES,
     UPDATED_AT,
     VERSION,
 )
@@ -92,7 +92,7 @@ def balance_guard(change: BalanceChange) -> ConditionBase:
     if change.require_funds:
         condition &= Attr(AVAILABLE).gte(change.amount_cents)
     # Bounded `pending`: refused here, not by the 400 KB item limit (a ValidationError no retry can cure).
-    return condition & Attr(PENDING).size().lt(limits.MAX_PENDING_ENTRIES)
+    return condition & Attr(UNSETTLED_VALUES).size().lt(limits.MAX_PENDING_ENTRIES)
 
 
 def ledger_not_found(account_id: str, side_field: str | None = None) -> NotFound:
@@ -106,7 +106,7 @@ def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError | S
     if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
         return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
-    if len(item.get(PENDING) or {}) >= limits.MAX_PENDING_ENTRIES:
+    if len(item.get(UNSETTLED_VALUES) or {}) >= limits.MAX_PENDING_ENTRIES:
         count(MetricName.SETTLEMENT_BEHIND)
         return SettlementBehind(change.account_id)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
@@ -122,7 +122,7 @@ def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
             AVAILABLE: change.available_delta,
             VERSION: 1,
         },
-        derived={(PENDING, entry_id): (AVAILABLE, change.available_delta)},
+        derived={(UNSETTLED_VALUES, entry_id): (AVAILABLE, change.available_delta)},
         # Into the unsettled-balances index when the balance starts waiting: set once, so a movement on a balance
         # that already waits changes no index key and writes nothing to the index.
         set_if_absent={UNSETTLED_SHARD: keys.unsettled_shard(change.account_id), UNSETTLED_SINCE: entry_id},
@@ -211,12 +211,12 @@ def with_available_after(entries: list[Item]) -> list[Item]:
     if not unsettled:
         return entries
     balances = {keys.balance_key(e["accountId"])["PK"]: keys.balance_key(e["accountId"]) for e in unsettled}
-    paths = ((PARTITION_KEY,), *((PENDING, e["entryId"]) for e in unsettled))
+    paths = ((PARTITION_KEY,), *((UNSETTLED_VALUES, e["entryId"]) for e in unsettled))
     if len(balances) == 1:
         found = [reads.get_item(next(iter(balances.values())), attributes=paths) or {}]
     else:
         found = reads.get_items(list(balances.values()), attributes=paths)
-    after = {entry_id: value for item in found for entry_id, value in (item.get(PENDING) or {}).items()}
+    after = {entry_id: value for item in found for entry_id, value in (item.get(UNSETTLED_VALUES) or {}).items()}
     settled = [e for e in unsettled if e["entryId"] not in after]
     if settled:  # settled meanwhile: the value now lives on the entry (read the same way, one call)
         entry_keys = [keys.entry_key(e["accountId"], e["entryId"]) for e in settled]

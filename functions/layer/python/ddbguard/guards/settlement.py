@@ -24,11 +24,11 @@ from ddbguard.store.ids import time_of_sortable_id
 from ddbguard.store.schema import (
     AVAILABLE_AFTER,
     PARTITION_KEY,
-    PENDING,
     REQUEST_DIGEST,
     SORT_KEY,
     UNSETTLED_SHARD,
     UNSETTLED_SINCE,
+    UNSETTLED_VALUES,
 )
 from ddbguard.store.shapes import Action, Item
 
@@ -55,10 +55,12 @@ def pending_age_s(pending: Item, now_s: float | None = None) -> float:
 def settle_balance(account_id: str) -> Settled:
     """Settle every value in the balance's `pending`; (0, 0) when there is none or no balance."""
     balance = (
-        reads.get_item(keys.balance_key(account_id), attributes=((PARTITION_KEY,), (PENDING,), (UNSETTLED_SINCE,)))
+        reads.get_item(
+            keys.balance_key(account_id), attributes=((PARTITION_KEY,), (UNSETTLED_VALUES,), (UNSETTLED_SINCE,))
+        )
         or {}
     )
-    pending: Item = balance.get(PENDING) or {}
+    pending: Item = balance.get(UNSETTLED_VALUES) or {}
     age = pending_age_s(pending)
     ordered = sorted(pending.items())
     for start in range(0, len(ordered), ENTRIES_PER_TRANSACTION):
@@ -77,7 +79,7 @@ def _update_unsettled_index(account_id: str) -> None:
     the failed write's ALL_OLD item; values only leave `pending` or join it newer, so it is never too young.
     """
     key = keys.balance_key(account_id)
-    emptied = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    emptied = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
     try:
         writes.conditional_update(
             key,
@@ -88,7 +90,7 @@ def _update_unsettled_index(account_id: str) -> None:
         return
     except writes.ConditionFailed as failed:
         item = failed.item or {}
-    waiting: Item = item.get(PENDING) or {}
+    waiting: Item = item.get(UNSETTLED_VALUES) or {}
     if UNSETTLED_SINCE not in item or not waiting or min(waiting) == item[UNSETTLED_SINCE]:
         return
     # Emptied meanwhile (the condition fails): the settlement that emptied it takes it out of the index.
@@ -96,7 +98,7 @@ def _update_unsettled_index(account_id: str) -> None:
         writes.conditional_update(
             key,
             set_values={UNSETTLED_SINCE: min(waiting)},
-            condition=Attr(UNSETTLED_SINCE).exists() & Attr(PENDING).size().gt(0),
+            condition=Attr(UNSETTLED_SINCE).exists() & Attr(UNSETTLED_VALUES).size().gt(0),
             return_values="NONE",
         )
 
@@ -124,7 +126,7 @@ def _settle_chunk(account_id: str, values: dict[str, int]) -> None:
     # Guarded: an emptied ledger may be deleted (with its account) meanwhile; its entries stay and are settled.
     balance_update = writes.update(
         keys.balance_key(account_id),
-        remove=tuple((PENDING, entry_id) for entry_id in values),
+        remove=tuple((UNSETTLED_VALUES, entry_id) for entry_id in values),
         condition=Attr(PARTITION_KEY).exists(),
     )
     try:

@@ -32,7 +32,7 @@ LOCK_OWNER: Final = "owner"
 CLEARED: Final = "clearedCents"
 HELD: Final = "holdCents"
 AVAILABLE: Final = "availableCents"
-PENDING: Final = "pending"
+UNSETTLED_VALUES: Final = "pending"  # entry id -> its exact availableCentsAfter, until settled
 AMOUNT: Final = "amountCents"
 AVAILABLE_AFTER: Final = "availableCentsAfter"
 # The sparse index of balances that wait for settlement (the sweeper's only read): a balance carries both

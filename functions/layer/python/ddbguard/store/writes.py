@@ -166,10 +166,6 @@ def _single_write(operation: str, request: dict[str, Any]) -> dict[str, Any]:
         raise
 
 
-def conditional_put(item: Item, condition: ConditionBase) -> None:
-    _single_write("put_item", put(item, condition)["Put"])
-
-
 def conditional_update(
     key: Key,
     *,
