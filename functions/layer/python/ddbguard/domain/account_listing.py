@@ -9,7 +9,6 @@ into another owner's list.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from boto3.dynamodb.conditions import Key as KeyCondition
@@ -22,8 +21,6 @@ from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
 from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Key
 
-_INDEX_SORT = re.compile(r"ACCT#\d{4}-\d{2}-\d{2}T[0-9:.]+Z#[A-Za-z0-9_-]{1,64}")
-
 
 def _bad_cursor() -> InvalidInput:
     message = "The cursor is not one this list handed out."
@@ -35,7 +32,7 @@ def _start_key(cursor: str, owner_sub: str) -> Key:
         key = decode_cursor(cursor, keys.owner_index_partition(owner_sub))
     except BadCursor:
         raise _bad_cursor() from None
-    if key["PK"] != keys.owner_index_partition(owner_sub) or not _INDEX_SORT.fullmatch(key["SK"]):
+    if key["PK"] != keys.owner_index_partition(owner_sub) or not keys.is_owner_index_sort(key["SK"]):
         raise _bad_cursor()
     return key
 

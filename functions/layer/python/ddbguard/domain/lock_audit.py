@@ -118,14 +118,8 @@ def _by_partition(found: list[Item]) -> dict[str, Item]:
     return {item[PARTITION_KEY]: item for item in found}
 
 
-def _lock_parts(partition: str) -> tuple[str, str]:
-    """(kind, value) of a lock partition key `UNIQ#<KIND>#<value>`; the value may contain '#'."""
-    kind, _, value = partition[len(keys.LOCK_PREFIX) :].partition("#")
-    return kind, value
-
-
 def _lock_rule(lock: Item) -> tuple[Entity, Unique] | None:
-    return entity_of_lock(_lock_parts(lock[PARTITION_KEY])[0])
+    return entity_of_lock(keys.lock_parts(lock[PARTITION_KEY])[0])
 
 
 def _owner_key_of(lock: Item) -> Key | None:
@@ -150,7 +144,7 @@ def _id_of(entity: Entity, item: Item | None, partition: Any) -> str | None:
 
 
 def _is_lock(item: dict[str, Any]) -> bool:
-    return item[PARTITION_KEY].startswith(keys.LOCK_PREFIX) and item[SORT_KEY] == keys.LOCK_SORT
+    return keys.is_lock_key(str(item[PARTITION_KEY]), item.get(SORT_KEY))
 
 
 def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], dict[str, Item]]:
@@ -174,7 +168,7 @@ def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Find
     if rule is None:
         return None  # a lock kind no entity declares: no rule to judge it by
     entity, unique = rule
-    _, value = _lock_parts(partition)
+    _, value = keys.lock_parts(partition)
     owner = lock.get(OWNER)
     name = unique.field
 
@@ -245,7 +239,7 @@ def _owner_key(finding: Finding) -> Key | None:
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
     if finding.problem == ORPHAN_LOCK and finding.lock is not None:
-        lock = reads.get_item(keys.lock_key(*_lock_parts(finding.lock)))
+        lock = reads.get_item(keys.lock_key_of_partition(finding.lock))
         if lock is None:
             return None
         owner_key = _owner_key_of(lock)
@@ -276,7 +270,7 @@ def _repair_orphan(finding: Finding) -> bool:
     """Delete the lock only if its owner is still the one just read and that owner still lacks the value."""
     if finding.lock is None or finding.value is None:
         return False
-    lock_key = keys.lock_key(*_lock_parts(finding.lock))
+    lock_key = keys.lock_key_of_partition(finding.lock)
     lock = reads.get_item(lock_key)
     if lock is None:
         return True  # already gone: nothing left to repair

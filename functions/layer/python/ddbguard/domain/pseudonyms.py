@@ -25,8 +25,8 @@ class Pseudonyms:
 
     def lock_partition(self, partition: str) -> str:
         """`UNIQ#EMAIL#<value>` -> `UNIQ#EMAIL#<tag>`: lock keys embed the value they protect."""
-        kind, _, value = partition[len(keys.LOCK_PREFIX) :].partition("#")
-        return f"{keys.LOCK_PREFIX}{kind}#{self.tag(value)}"
+        kind, value = keys.lock_parts(partition)
+        return keys.lock_partition(kind, self.tag(value))
 
     def finding(self, finding: Any) -> dict[str, Any]:
         """A lock-audit finding as it is logged: the value and the lock key as tags."""

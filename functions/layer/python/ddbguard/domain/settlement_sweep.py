@@ -53,7 +53,9 @@ def unsettled_balances(*, page_size: int = 1000) -> Iterator[tuple[str, float]]:
     for shard in keys.unsettled_shards():
         for page in reads.index_pages(UNSETTLED_INDEX, Key(UNSETTLED_SHARD).eq(shard), page_size=page_size):
             for balance in page:
-                account_id = str(balance[PARTITION_KEY])[len(keys.ACCOUNT_PREFIX) :]
+                account_id = keys.account_id_of(str(balance[PARTITION_KEY]))
+                if account_id is None:  # the index holds balances only; anything else is not ours to settle
+                    continue
                 yield account_id, max(0.0, now - time_of_sortable_id(str(balance[UNSETTLED_SINCE])))
 
 

@@ -1,11 +1,10 @@
 """The statement: the balance and its entries, newest first, one page at a time.
 
 Entries are read with a Query on the account's item collection (`PK = ACCT#<id>` and
-`begins_with(SK, "TXN#")`, newest first), never a Scan. The cursor is opaque to clients:
-base64url (unpadded) of the page's LastEvaluatedKey as JSON, `{"PK": "ACCT#<id>", "SK":
-"TXN#<entryId>"}`. On input it is decoded and checked strictly: it must name an entry key of
-this very account, so a cursor can never point into another item collection; anything else is
-a 422 (field `cursor`), never a 500.
+`begins_with(SK, "TXN#")`, newest first), never a Scan. The cursor is opaque to clients
+(`ddbguard.store.cursors`: the last entry's sort key behind a digest of its whole key). On input it is checked
+strictly: it must name an entry key of this very account, so a cursor can never point into another item
+collection; anything else is a 422 (field `cursor`), never a 500.
 """
 
 from __future__ import annotations
@@ -43,12 +42,10 @@ def decode_statement_cursor(cursor: str, account_id: str) -> Key:
         key = decode_cursor(cursor, keys.account_partition(account_id))
     except BadCursor:
         raise _bad_cursor() from None
-    partition, sort = key["PK"], key["SK"]
-    if partition != keys.account_partition(account_id) or not sort.startswith(keys.ENTRY_PREFIX):
+    entry_id = keys.entry_id_of(key["SK"])
+    if key["PK"] != keys.account_partition(account_id) or entry_id is None or not _ENTRY_ID.fullmatch(entry_id):
         raise _bad_cursor()
-    if not _ENTRY_ID.fullmatch(sort[len(keys.ENTRY_PREFIX) :]):
-        raise _bad_cursor()
-    return keys.entry_key(account_id, sort[len(keys.ENTRY_PREFIX) :])
+    return keys.entry_key(account_id, entry_id)
 
 
 def _bad_cursor() -> InvalidInput:

@@ -143,7 +143,7 @@ class Entity:
         return f"{self.prefix}*"
 
     def lock_pattern(self, field_name: str) -> str:
-        return f"{keys.LOCK_PREFIX}{self.unique_field(field_name).lock_kind}#*"
+        return keys.lock_partition_pattern(self.unique_field(field_name).lock_kind)
 
     @property
     def lock_patterns(self) -> tuple[str, ...]:

@@ -109,9 +109,9 @@ def _settle_chunk(account_id: str, values: dict[str, int]) -> None:
         attributes=((SORT_KEY,), (REQUEST_DIGEST,)),
     )
     digests = {
-        str(item[SORT_KEY])[len(keys.ENTRY_PREFIX) :]: str(item[REQUEST_DIGEST])
+        entry_id: str(item[REQUEST_DIGEST])
         for item in entries
-        if item.get(REQUEST_DIGEST)
+        if item.get(REQUEST_DIGEST) and (entry_id := keys.entry_id_of(str(item[SORT_KEY]))) is not None
     }
     # Markers first: were the process to die after the entries, a replay would still find its value.
     _complete_markers([(digest, entry_id, values[entry_id]) for entry_id, digest in digests.items()])
@@ -160,6 +160,4 @@ def _complete_markers(completions: list[tuple[str, str, int]]) -> None:
 def account_of_new_entry(key: Item) -> str | None:
     """The account of a stream record's keys when they are a ledger entry's, else None."""
     partition, sort = str(key.get(PARTITION_KEY, "")), str(key.get(SORT_KEY, ""))
-    if not sort.startswith(keys.ENTRY_PREFIX) or not partition.startswith(keys.ACCOUNT_PREFIX):
-        return None
-    return partition[len(keys.ACCOUNT_PREFIX) :]
+    return keys.account_id_of(partition) if keys.entry_id_of(sort) is not None else None
