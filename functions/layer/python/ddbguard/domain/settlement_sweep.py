@@ -23,7 +23,7 @@ from ddbguard.guards.settlement import settle_balance
 from ddbguard.observability import logger
 from ddbguard.store import keys, reads
 from ddbguard.store.ids import time_of_sortable_id
-from ddbguard.store.schema import PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
+from ddbguard.store.schema import ACCOUNT_ID, PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Balances whose oldest unsettled value is younger than this are left to the stream.
 DEFAULT_MIN_AGE_S = 60.0
@@ -69,7 +69,7 @@ def sweep(min_age_s: float = DEFAULT_MIN_AGE_S) -> SweepReport:
         try:
             settled = settle_balance(account_id)
         except Busy as error:  # one hot balance must not stop the sweep of the others
-            logger.warning("sweep: balance stayed busy", extra={"accountId": account_id, "reason": str(error)})
+            logger.warning("sweep: balance stayed busy", extra={ACCOUNT_ID: account_id, "reason": str(error)})
             report.failed.append(account_id)
             report.oldest_age_s = max(report.oldest_age_s, indexed_age)
             continue

@@ -10,11 +10,11 @@ collection; anything else is a 422 (field `cursor`), never a 500.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from boto3.dynamodb.conditions import Key as KeyCondition
 
 from ddbguard.domain.projections import public_balance, public_entry
+from ddbguard.domain.views import EntryView, StatementView
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.money import ledger_not_found
 from ddbguard.guards.ownership import visible_or_refuse
@@ -25,6 +25,7 @@ from ddbguard.store.schema import (
     AVAILABLE,
     AVAILABLE_AFTER,
     CLEARED,
+    ENTRY_ID,
     HELD,
     PARTITION_KEY,
     SORT_KEY,
@@ -42,8 +43,12 @@ def decode_statement_cursor(cursor: str, account_id: str) -> Key:
         key = decode_cursor(cursor, keys.account_partition(account_id))
     except BadCursor:
         raise _bad_cursor() from None
-    entry_id = keys.entry_id_of(key["SK"])
-    if key["PK"] != keys.account_partition(account_id) or entry_id is None or not _ENTRY_ID.fullmatch(entry_id):
+    entry_id = keys.entry_id_of(key[SORT_KEY])
+    if (
+        key[PARTITION_KEY] != keys.account_partition(account_id)
+        or entry_id is None
+        or not _ENTRY_ID.fullmatch(entry_id)
+    ):
         raise _bad_cursor()
     return keys.entry_key(account_id, entry_id)
 
@@ -55,7 +60,7 @@ def _bad_cursor() -> InvalidInput:
 
 def get_statement(
     account_id: str, caller_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None
-) -> dict[str, Any]:
+) -> StatementView:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
     the caller's (admins too: their reach is the account itself, docs/api.md)."""
     start_key = decode_statement_cursor(cursor, account_id) if cursor is not None else None
@@ -70,29 +75,29 @@ def get_statement(
     items, last_key = reads.query_page(entry_range, limit=limit, start_key=start_key, newest_first=True)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
     public = public_balance(balance)
-    return {
-        CLEARED: public[CLEARED],
-        HELD: public[HELD],
-        AVAILABLE: public[AVAILABLE],
-        VERSION: public[VERSION],
-        "entries": entries,
-        "nextCursor": encode_cursor(last_key) if last_key else None,
-    }
+    return StatementView(
+        clearedCents=public[CLEARED],
+        holdCents=public[HELD],
+        availableCents=public[AVAILABLE],
+        version=public[VERSION],
+        entries=entries,
+        nextCursor=encode_cursor(last_key) if last_key else None,
+    )
 
 
-def _with_available_after(entries: list[Item], balance: Item, account_id: str) -> list[Item]:
+def _with_available_after(entries: list[EntryView], balance: Item, account_id: str) -> list[EntryView]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
     pending = balance.get(UNSETTLED_VALUES) or {}
-    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e["entryId"] not in pending]
+    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e[ENTRY_ID] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
         pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(UNSETTLED_VALUES) or {})}
     filled = []
     for entry in entries:
         if entry.get(AVAILABLE_AFTER) is None:
-            after = pending.get(entry["entryId"])
+            after = pending.get(entry[ENTRY_ID])
             if after is None:
-                stored = reads.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
+                stored = reads.get_item(keys.entry_key(account_id, entry[ENTRY_ID])) or {}
                 after = stored.get(AVAILABLE_AFTER)
             entry = {**entry, AVAILABLE_AFTER: after}
         filled.append(entry)

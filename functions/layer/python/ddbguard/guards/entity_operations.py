@@ -15,7 +15,7 @@ read decides nothing, since the write only succeeds at the version it read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict
+from typing import TypedDict, TypeVar
 
 from boto3.dynamodb.conditions import ConditionBase
 
@@ -29,7 +29,7 @@ from ddbguard.errors import (
     VersionConflict,
 )
 from ddbguard.guards import owner_index, replays, uniqueness, versioning
-from ddbguard.guards.entity import Entity
+from ddbguard.guards.entity import Entity, PublicItem
 from ddbguard.guards.ownership import is_visible, owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.uniqueness import RELEASES, ProtectedValue, lock_slot, protected_values
@@ -91,7 +91,10 @@ def refusal(
     return VersionConflict(entity.project(item), expected)
 
 
-def _commit(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> Any:
+Response = TypeVar("Response")
+
+
+def _commit(plan: TransactionPlan, identity: RequestIdentity | None, response: Response) -> Response:
     """Commit `plan` with the request's marker; the (first) response.
 
     A release whose lock another owner holds (a broken table; the lock audit reports it) fails its
@@ -127,12 +130,12 @@ def _unique_violation(cancelled: PlanCancelled, reserved: list[ProtectedValue]) 
 def create(
     entity: Entity,
     owner_sub: str,
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     *,
     item_id: str | None = None,
     identity: RequestIdentity | None = None,
     checks: Checks | None = None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """Put the item (version 0 if versioned), its locks, its owner-index entry and the request marker, in one
     transaction; returns the public item. `values` None are left out; unique ones are stored normalised.
 
@@ -180,7 +183,7 @@ def create(
             raise AlreadyExists(f"{entity.title} {item_id} already exists.") from None
         _unique_violation(cancelled, reserved)
         raise
-    return dict(reply)
+    return reply
 
 
 # --- read -------------------------------------------------------------------------------------
@@ -194,7 +197,7 @@ def read_visible(entity: Entity, item_id: str, caller_sub: str, *, is_admin: boo
     return item
 
 
-def get(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
+def get(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> PublicItem:
     """The public item, one GetItem."""
     return entity.project(read_visible(entity, item_id, caller_sub, is_admin=is_admin))
 
@@ -207,12 +210,12 @@ def update(
     item_id: str,
     owner_sub: str,
     expected: int,
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     *,
     identity: RequestIdentity | None = None,
     condition: ConditionBase | None = None,
     explain: Explain | None = None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """Change the item at the expected version; a changed unique value swaps exactly its lock in the same
     transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
 
@@ -223,7 +226,7 @@ def update(
     if all(value is None for value in values.values()):
         raise InvalidInput("Send at least one field to change.", [NOTHING_TO_CHANGE])
     unique = entity.normalised(values)
-    set_values: dict[str, Any] = {
+    set_values: dict[str, object] = {
         **{name: value for name, value in values.items() if value is not None},
         **unique,
         UPDATED_AT: now_iso(),
@@ -265,7 +268,7 @@ def update(
         plan = plan.add(lock_slot(value.field), *actions)
     plan = plan.add(RELEASES, *releases)
     try:
-        return dict(_commit(plan, identity, updated))
+        return _commit(plan, identity, updated)
     except PlanCancelled as cancelled:
         if cancelled.failed(ITEM):
             if replays.is_own_update(cancelled.item(ITEM), identity, expected):
@@ -280,11 +283,11 @@ def _update_in_place(
     item_id: str,
     owner_sub: str,
     expected: int,
-    set_values: dict[str, Any],
+    set_values: dict[str, object],
     identity: RequestIdentity | None,
     guard: ConditionBase,
     explain: Explain | None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
     recognises its own change in the failed guard's ALL_OLD item."""
     not_stamped = replays.not_stamped_by(identity)

@@ -23,6 +23,7 @@ from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import time_of_sortable_id
 from ddbguard.store.schema import (
     AVAILABLE_AFTER,
+    MARKER_SETTLED,
     PARTITION_KEY,
     REQUEST_DIGEST,
     SORT_KEY,
@@ -142,8 +143,8 @@ def _complete_markers(completions: list[tuple[str, str, int]]) -> None:
     actions: list[Action] = [
         writes.update(
             keys.request_marker_key(digest),
-            set_paths={("after", entry_id): value},
-            condition=Attr(PARTITION_KEY).exists() & Attr("after").exists(),
+            set_paths={(MARKER_SETTLED, entry_id): value},
+            condition=Attr(PARTITION_KEY).exists() & Attr(MARKER_SETTLED).exists(),
         )
         for digest, entry_id, value in completions
     ]

@@ -11,6 +11,7 @@ from boto3.dynamodb.conditions import ConditionBase
 from ddbguard.store.client import client, table_name
 from ddbguard.store.codec import from_item, to_item
 from ddbguard.store.expressions import condition_params, key_condition_params, projection_params
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Item, Key
 from ddbguard.store.transient import busy_when_transient
 
@@ -47,7 +48,7 @@ def query_page(
         response = client().query(**request)
     items = [from_item(item) or {} for item in response.get("Items", [])]
     last = from_item(response.get("LastEvaluatedKey"))
-    return items, (Key(PK=last["PK"], SK=last["SK"]) if last else None)
+    return items, (Key(PK=last[PARTITION_KEY], SK=last[SORT_KEY]) if last else None)
 
 
 def index_pages(index: str, condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:

@@ -66,7 +66,7 @@ def _guarded(action: dict[str, Any], condition: ConditionBase | None) -> dict[st
     return action
 
 
-def put(item: Item, condition: ConditionBase | None = None) -> Action:
+def put(item: Mapping[str, object], condition: ConditionBase | None = None) -> Action:
     return {"Put": _guarded({"TableName": table_name(), "Item": to_item(item)}, condition)}
 
 
