@@ -106,7 +106,7 @@ def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: Reque
 def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> EntryView:
     # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
     hold_key = keys.hold_key(account_id, hold_id)
-    stored, marker = replays.read_with_marker(hold_key, identity)
+    stored, marker = replays.read_with_marker(hold_key, identity, HoldItem)
     if marker is not None:  # this request settled it before: its first answer, from that one read
         replayed: money.MovementResult[HoldOutcome] = money.replay(marker, identity)
         return _reply(replayed.entries[0], replayed.result)

@@ -41,7 +41,7 @@ from ddbguard.guards.retry import reread_and_retry
 from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.items import OrderLine
+from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
 from ddbguard.store.schema import (
     ACCOUNT_ID,
     ORDER_ID,
@@ -152,14 +152,14 @@ def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> Orde
     and write is retried from a fresh read, a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity),
+        read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity, OrderItem),
         decide_and_write=lambda state: _pay_once(order_id, state[0], state[1], caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
 
 
 def _pay_once(
-    order_id: str, order: Item | None, marker: Item | None, caller_sub: str, identity: RequestIdentity
+    order_id: str, order: OrderItem | None, marker: RequestMarker | None, caller_sub: str, identity: RequestIdentity
 ) -> OrderView:
     if marker is not None:
         replayed: money.MovementResult[OrderView] = money.replay(marker, identity, with_entries=False)

@@ -21,6 +21,7 @@ from ddbguard.guards.ownership import visible_or_refuse
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
+from ddbguard.store.items import BalanceItem
 from ddbguard.store.schema import (
     AVAILABLE,
     AVAILABLE_AFTER,
@@ -32,7 +33,7 @@ from ddbguard.store.schema import (
     UNSETTLED_VALUES,
     VERSION,
 )
-from ddbguard.store.shapes import Item, Key
+from ddbguard.store.shapes import Key
 
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
 
@@ -65,7 +66,7 @@ def get_statement(
     the caller's (admins too: their reach is the account itself, docs/api.md)."""
     start_key = decode_statement_cursor(cursor, account_id) if cursor is not None else None
     balance = visible_or_refuse(
-        reads.get_item(keys.balance_key(account_id)),
+        reads.get_item_as(BalanceItem, keys.balance_key(account_id)),
         caller_sub,
         lambda: ledger_not_found(account_id),
     )
@@ -85,7 +86,7 @@ def get_statement(
     )
 
 
-def _with_available_after(entries: list[EntryView], balance: Item, account_id: str) -> list[EntryView]:
+def _with_available_after(entries: list[EntryView], balance: BalanceItem, account_id: str) -> list[EntryView]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
     pending = balance.get(UNSETTLED_VALUES) or {}
     missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e[ENTRY_ID] not in pending]

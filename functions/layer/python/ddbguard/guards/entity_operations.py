@@ -334,7 +334,7 @@ def delete(
         if identity is None:
             item = reads.get_item(key)
         else:  # with its marker, in the same call: a retry of a delete that went through answers 204 from it
-            item, marker = replays.read_with_marker(key, identity)
+            item, marker = replays.read_with_marker(key, identity, dict)
             if marker is not None:
                 replays.first_response(marker, identity)
                 return

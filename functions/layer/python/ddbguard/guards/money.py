@@ -30,7 +30,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso, time_sortable_id
-from ddbguard.store.items import Entry, EntryDetails, EntryItem
+from ddbguard.store.items import Entry, EntryDetails, EntryItem, RequestMarker
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
     ACCOUNT_ID,
@@ -188,7 +188,8 @@ def move_money(
         plan.commit()
     except PlanCancelled as cancelled:
         if cancelled.failed(replays.MARKER):
-            return replay(cancelled.item(replays.MARKER), request, with_entries=with_entries)
+            first = reads.as_kind(RequestMarker, cancelled.item(replays.MARKER))
+            return replay(first, request, with_entries=with_entries)
         for index in range(len(extra_actions)):
             if cancelled.failed(f"extra:{index}"):
                 raise ExtraGuardFailed(index, cancelled.item(f"extra:{index}")) from None
@@ -206,15 +207,14 @@ def move_money(
     return MovementResult(settled, replayed=False, result=result)
 
 
-def replay(marker: Item | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult[Any]:
+def replay(marker: RequestMarker | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult[Any]:
     """The first result of a request whose marker exists, from the marker (and `pending` while unsettled). Its
     outcome is what the first attempt stored (`Any`: read back from the table; the caller knows its shape)."""
     result = replays.first_response(marker, request)
     assert marker is not None  # first_response refuses a missing marker
-    settled: dict[str, int] = marker.get(MARKER_SETTLED) or {}
-    kept: list[Entry] = marker.get(MARKER_ENTRIES, [])
+    settled = marker.get(MARKER_SETTLED) or {}
     entries: list[Entry] = []
-    for entry in kept:
+    for entry in marker.get(MARKER_ENTRIES, []):
         after = settled.get(entry[ENTRY_ID])
         entries.append(entry if after is None else {**entry, AVAILABLE_AFTER: after})
     return MovementResult(with_available_after(entries) if with_entries else entries, replayed=True, result=result)

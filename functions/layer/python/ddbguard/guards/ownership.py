@@ -8,12 +8,12 @@ so a caller can never learn that another caller's resource exists.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import NotFound
 from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
-from ddbguard.store.shapes import Item
 
 
 def owned_by(owner_sub: str, *, owner_attribute: str = OWNER_SUB) -> ConditionBase:
@@ -28,9 +28,12 @@ def is_visible(
     return item is not None and (is_admin or item.get(owner_attribute) == caller_sub)
 
 
+Owned = TypeVar("Owned", bound=Mapping[str, object])
+
+
 def visible_or_refuse(
-    item: Item | None, caller_sub: str, refusal: Callable[[], NotFound], *, is_admin: bool = False
-) -> Item:
+    item: Owned | None, caller_sub: str, refusal: Callable[[], NotFound], *, is_admin: bool = False
+) -> Owned:
     """The item if the caller may see it; otherwise `refusal()`, the same for absent and not yours."""
     if item is None or not is_visible(item, caller_sub, is_admin=is_admin):
         raise refusal()

@@ -44,7 +44,7 @@ from ddbguard.store.schema import (
     TTL_ATTRIBUTE,
     VERSION,
 )
-from ddbguard.store.shapes import Action, Item, Key
+from ddbguard.store.shapes import Action, Key
 
 MARKER = "request marker"  # the marker's slot in a TransactionPlan
 # How long an Idempotency-Key is remembered for writes that do not move money (the IETF draft leaves it
@@ -121,12 +121,18 @@ def first_response(marker: Mapping[str, object] | None, identity: RequestIdentit
     return marker.get(MARKER_RESPONSE)
 
 
-def read_with_marker(key: Key, identity: RequestIdentity) -> tuple[Item | None, Item | None]:
-    """(the item, this request's marker) in one BatchGetItem: for writes that must read before writing,
-    so that a retry of one that went through answers from its marker with that single call."""
+def read_with_marker(
+    key: Key, identity: RequestIdentity, kind: type[reads.Kind]
+) -> tuple[reads.Kind | None, RequestMarker | None]:
+    """(the item, as the view `kind` of what `key` names; this request's marker) in one BatchGetItem: for writes
+    that must read before writing, so that a retry of one that went through answers from its marker with that
+    single call."""
     marker_key = keys.request_marker_key(identity.digest)
     found = {item[PARTITION_KEY]: item for item in reads.get_items([key, marker_key])}
-    return found.get(key[PARTITION_KEY]), found.get(marker_key[PARTITION_KEY])
+    return (
+        reads.as_kind(kind, found.get(key[PARTITION_KEY])),
+        reads.as_kind(RequestMarker, found.get(marker_key[PARTITION_KEY])),
+    )
 
 
 def request_stamp(identity: RequestIdentity | None) -> RequestStamp:
