@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ddbguard.domain import orders
+from ddbguard.domain.views import OrderLine
 from ddbguard_api.endpoint import Endpoint, Request
 from ddbguard_api.replies import Reply, created
 from routes import by_handler
@@ -18,10 +19,10 @@ endpoint = Endpoint(by_handler(__name__))
 @endpoint.operation
 def create_order(request: Request[CreateOrder]) -> Reply:
     body = request.body
-    order = orders.create(
+    order = orders.create_order(
         request.caller.sub,
         body.accountId,
-        [line.model_dump() for line in body.items],
+        [OrderLine(sku=line.sku, quantity=line.quantity, unitPriceCents=line.unitPriceCents) for line in body.items],
         order_id=body.orderId,
         identity=request.identity,
     )

@@ -10,7 +10,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 @endpoint.operation
 def pay_order(request: Request) -> Reply:
-    order = orders.pay(request.path["orderId"], request.caller.sub, request.money_identity)
+    order = orders.pay_order(request.path["orderId"], request.caller.sub, request.money_identity)
     return ok(order)
 
 

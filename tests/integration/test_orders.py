@@ -170,14 +170,14 @@ def test_create_replay_without_the_idempotency_record_answers_from_the_stored_or
     seed_account(raw_client, "alice", account_id)
     identity = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-1")
 
-    first = orders.create("alice", account_id, LINES, identity=identity)
-    second = orders.create("alice", account_id, LINES, identity=identity)
+    first = orders.create_order("alice", account_id, LINES, identity=identity)
+    second = orders.create_order("alice", account_id, LINES, identity=identity)
 
     assert second == first
     assert first["orderId"] == identity.derived_id("order")
     reused = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-2")
     with pytest.raises(IdempotencyKeyReused):
-        orders.create("alice", account_id, LINES[:1], identity=reused)
+        orders.create_order("alice", account_id, LINES[:1], identity=reused)
 
 
 # --- versioned status changes and deletes ------------------------------------------------------
@@ -315,8 +315,8 @@ def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once
     seed_balance(raw_client, order["accountId"], "alice", 10_000)
     identity = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-1")
 
-    first = orders.pay(order["orderId"], "alice", identity)
-    second = orders.pay(order["orderId"], "alice", identity)
+    first = orders.pay_order(order["orderId"], "alice", identity)
+    second = orders.pay_order(order["orderId"], "alice", identity)
 
     assert second == first
     assert first["status"] == "PAID"
@@ -324,7 +324,7 @@ def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once
     assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
     other = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-2")
     with pytest.raises(IdempotencyKeyReused):
-        orders.pay(order["orderId"], "alice", other)
+        orders.pay_order(order["orderId"], "alice", other)
 
 
 def test_pay_needs_an_idempotency_key(api, raw_client, uid):

@@ -56,7 +56,12 @@ def seed_balance(
     """A balance item as the ledger would hold it (available = cleared - held), without entries."""
     item = new_balance_item(account_id, owner_sub, SEEDED_AT)
     item.update(
-        clearedCents=cleared_cents, holdCents=held_cents, availableCents=cleared_cents - held_cents, version=version
+        {
+            "clearedCents": cleared_cents,
+            "holdCents": held_cents,
+            "availableCents": cleared_cents - held_cents,
+            "version": version,
+        }
     )
     raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=attribute_values(item))
 

@@ -82,3 +82,23 @@ def test_a_non_ascii_lock_key_is_spelled_from_its_confusable_skeleton():
     assert keys.lock_key("EMAIL", "\u0430lice@ex\u0430mple.com") == keys.lock_key("EMAIL", "alice@example.com")
     assert keys.lock_key("EMAIL", "m\u00fcller@example.com")["PK"] == "UNIQ#EMAIL#m\u00fcller@example.com"
     assert keys.lock_key("EMAIL", "al1ce@x.io") != keys.lock_key("EMAIL", "alice@x.io")  # ASCII stays as it is
+
+
+def test_keys_are_taken_apart_where_they_are_built():
+    assert keys.account_id_of(keys.account_partition("a1")) == "a1"
+    assert keys.account_id_of("ORDER#x") is None
+    assert keys.entry_id_of(keys.entry_key("a1", "01HZX")["SK"]) == "01HZX"
+    assert keys.entry_id_of("BALANCE") is None
+    lock = keys.lock_key("EMAIL", "a#b@example.com")["PK"]
+    assert keys.lock_parts(lock) == ("EMAIL", "a#b@example.com")
+    assert keys.lock_key_of_partition(lock) == keys.lock_key("EMAIL", "a#b@example.com")
+    assert keys.is_lock_key(lock, "LOCK") and not keys.is_lock_key(lock, "PROFILE")
+    assert keys.lock_partition_pattern("EMAIL") == "UNIQ#EMAIL#*"
+
+
+def test_an_owner_index_sort_key_is_recognised_by_its_shape():
+    sort = keys.owner_index_key("alice", "2026-12-04T06:30:39.300Z", "a1")["SK"]
+    assert keys.is_owner_index_sort(sort)
+    assert not keys.is_owner_index_sort("ACCT#not-a-time#a1")
+    assert not keys.is_owner_index_sort(sort, prefix="TEAM#")
+    assert not keys.is_owner_index_sort("TXN#2026-12-04T06:30:39.300Z#a1")

@@ -14,11 +14,11 @@ from ddbguard.domain.normalize import (
     clean_display_name,
     code_problem,
     email_problem,
-    normalised_unique_fields,
     unique_form,
     username_problem,
 )
 from ddbguard.errors import InvalidInput
+from ddbguard.guards.entity import normalised_values
 
 
 @pytest.mark.parametrize(
@@ -111,27 +111,27 @@ def test_username_length_counts_after_trimming():
 ACCOUNT_KINDS = {"email": EMAIL, "username": HANDLE}
 
 
-def test_normalised_unique_fields_returns_normal_forms():
+def test_normalised_values_returns_normal_forms():
     values = {"email": " Ada@X.io", "username": "\uff21\uff24\uff21", "other": None}
-    assert normalised_unique_fields({**ACCOUNT_KINDS, "other": EMAIL}, values) == {
+    assert normalised_values({**ACCOUNT_KINDS, "other": EMAIL}, values) == {
         "email": "ada@x.io",
         "username": "ada",
     }
 
 
-def test_normalised_unique_fields_lists_every_invalid_field():
+def test_normalised_values_lists_every_invalid_field():
     with pytest.raises(InvalidInput) as raised:
-        normalised_unique_fields(ACCOUNT_KINDS, {"email": "nope", "username": "!"})
+        normalised_values(ACCOUNT_KINDS, {"email": "nope", "username": "!"})
     assert sorted(e.field for e in raised.value.errors) == ["email", "username"]
 
 
 def test_fields_not_sent_are_skipped():
-    assert normalised_unique_fields(ACCOUNT_KINDS, {"email": None, "username": "ada"}) == {"username": "ada"}
+    assert normalised_values(ACCOUNT_KINDS, {"email": None, "username": "ada"}) == {"username": "ada"}
 
 
 def test_a_field_of_no_declared_kind_is_an_error_not_unchecked():
     with pytest.raises(ValueError):
-        normalised_unique_fields(ACCOUNT_KINDS, {"sku": "X-1"})
+        normalised_values(ACCOUNT_KINDS, {"sku": "X-1"})
 
 
 def test_a_code_is_compared_case_insensitively_and_names_its_field():
@@ -152,5 +152,5 @@ def test_display_name_is_trimmed_not_folded():
 )
 def test_every_kind_checks_the_value_it_is_given_not_the_fields_name(kind, field, bad):
     with pytest.raises(InvalidInput) as raised:
-        normalised_unique_fields({field: kind}, {field: bad})
+        normalised_values({field: kind}, {field: bad})
     assert [error.field for error in raised.value.errors] == [field]

@@ -43,3 +43,12 @@ def test_owned_by_checks_existence_and_owner_with_placeholders():
     assert sorted(params["ExpressionAttributeNames"].values()) == ["PK", "ownerSub"]
     assert list(params["ExpressionAttributeValues"].values()) == [{"S": "alice"}]
     assert "ownerSub" not in params["ConditionExpression"]
+
+
+def test_an_entity_may_keep_its_owner_in_another_attribute():
+    """The generic entity operations use the same two rules, with their entity's owner attribute."""
+    team = {"PK": "TEAM#t", "captainSub": "alice", "ownerSub": "mallory"}
+    assert is_visible(team, "alice", owner_attribute="captainSub")
+    assert not is_visible(team, "mallory", owner_attribute="captainSub")
+    params = condition_params(owned_by("alice", owner_attribute="captainSub"))
+    assert sorted(params["ExpressionAttributeNames"].values()) == ["PK", "captainSub"]

@@ -70,14 +70,17 @@ def test_first_response_answers_the_stored_response_once_the_fingerprint_matches
 
 
 def test_a_marker_lives_under_the_request_digest():
-    marker = replays.marker_item(ME, None, extra="x")
+    marker = replays.marker_item(ME, None)
     assert (marker["PK"], marker["SK"]) == (f"REQ#{ME.digest}", "MARKER")
-    assert (marker["route"], marker["callerSub"], marker["fingerprint"], marker["extra"]) == (
-        ME.route,
-        "alice",
-        "fp-1",
-        "x",
-    )
+    assert (marker["route"], marker["callerSub"], marker["fingerprint"]) == (ME.route, "alice", "fp-1")
+    assert "expiration" in marker and "entries" not in marker
+
+
+def test_a_money_marker_keeps_its_entries_and_never_expires():
+    entry = {"entryId": "E1", "accountId": "a", "type": "deposit", "amountCents": 5, "createdAt": "2026-12-04"}
+    marker = replays.marker_item(ME, None, entries=[entry])
+    assert (marker["entries"], marker["after"]) == ([entry], {})
+    assert "expiration" not in marker
 
 
 def test_without_a_key_no_marker_is_added(monkeypatch):

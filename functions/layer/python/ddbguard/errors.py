@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +19,13 @@ class DomainError(Exception):
 
     code = "error"
 
-    def __init__(self, detail: str, *, errors: list[FieldError] | None = None, extra: dict[str, Any] | None = None):
+    def __init__(
+        self, detail: str, *, errors: list[FieldError] | None = None, extra: Mapping[str, object] | None = None
+    ):
         super().__init__(detail)
         self.detail = detail
         self.errors = errors or []
-        self.extra = extra or {}
+        self.extra: dict[str, object] = dict(extra or {})
 
 
 class NotFound(DomainError):
@@ -54,7 +57,8 @@ class VersionConflict(DomainError):
 
     code = "version_conflict"
 
-    def __init__(self, current: dict[str, Any], expected: int):
+    # `current`: any entity's public projection, whose fields only its declaration knows.
+    def __init__(self, current: Mapping[str, Any], expected: int):
         super().__init__(
             f"The resource is at version {current.get('version')}, not {expected}.",
             extra={"current": current},
@@ -70,7 +74,7 @@ class InvalidTransition(DomainError):
         self,
         current_status: str,
         requested_status: str,
-        current: dict[str, Any] | None = None,
+        current: Mapping[str, object] | None = None,
         *,
         subject: str = "It",
     ):

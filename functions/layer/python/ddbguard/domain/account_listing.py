@@ -9,20 +9,16 @@ into another owner's list.
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from boto3.dynamodb.conditions import Key as KeyCondition
 
 from ddbguard.domain.projections import public_account
+from ddbguard.domain.views import AccountPage
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
-from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY, SORT_KEY
+from ddbguard.store.schema import ACCOUNT_ID, OWNER_SUB, PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Key
-
-_INDEX_SORT = re.compile(r"ACCT#\d{4}-\d{2}-\d{2}T[0-9:.]+Z#[A-Za-z0-9_-]{1,64}")
 
 
 def _bad_cursor() -> InvalidInput:
@@ -35,12 +31,12 @@ def _start_key(cursor: str, owner_sub: str) -> Key:
         key = decode_cursor(cursor, keys.owner_index_partition(owner_sub))
     except BadCursor:
         raise _bad_cursor() from None
-    if key["PK"] != keys.owner_index_partition(owner_sub) or not _INDEX_SORT.fullmatch(key["SK"]):
+    if key[PARTITION_KEY] != keys.owner_index_partition(owner_sub) or not keys.is_owner_index_sort(key[SORT_KEY]):
         raise _bad_cursor()
     return key
 
 
-def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None) -> dict[str, Any]:
+def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None) -> AccountPage:
     """`{"accounts": [...], "nextCursor"}`: the caller's accounts, newest first."""
     start_key = _start_key(cursor, owner_sub) if cursor is not None else None
     # Only the accounts' entries: other kinds may list their items under the same owner.
@@ -48,12 +44,12 @@ def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | No
         SORT_KEY
     ).begins_with(keys.ACCOUNT_PREFIX)
     index_items, last_key = reads.query_page(index_range, limit=limit, start_key=start_key, newest_first=True)
-    account_ids = [item["accountId"] for item in index_items]
+    account_ids = [item[ACCOUNT_ID] for item in index_items]
     found = reads.get_items([keys.account_key(account_id) for account_id in account_ids]) if account_ids else []
-    profiles = {item["accountId"]: item for item in found}
+    profiles = {item[ACCOUNT_ID]: item for item in found}
     accounts = [
         public_account(profiles[account_id])
         for account_id in account_ids
         if account_id in profiles and profiles[account_id].get(OWNER_SUB) == owner_sub
     ]
-    return {"accounts": accounts, "nextCursor": encode_cursor(last_key) if last_key else None}
+    return AccountPage(accounts=accounts, nextCursor=encode_cursor(last_key) if last_key else None)

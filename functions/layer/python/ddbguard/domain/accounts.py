@@ -17,37 +17,38 @@ username is already there for a client that wants a fallback).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.normalize import clean_display_name
+from ddbguard.domain.projections import public_account
+from ddbguard.domain.views import AccountView
 from ddbguard.errors import BalanceNotZero, LedgerUnsettled
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CLEARED, HELD, PARTITION_KEY, PENDING
+from ddbguard.store.schema import CLEARED, DISPLAY_NAME, EMAIL, HELD, PARTITION_KEY, UNSETTLED_VALUES, USERNAME
 from ddbguard.store.shapes import Item
 
 
-def owner_of(account_id: str) -> str:
-    """The `owner` a lock records for this account: the account's partition key."""
-    return ACCOUNT.partition(account_id)
-
-
-def _profile(email: str | None, username: str | None, display_name: str | None) -> dict[str, Any]:
+def _profile(email: str | None, username: str | None, display_name: str | None) -> dict[str, str | None]:
     return {
-        "email": email,
-        "username": username,
-        "displayName": None if display_name is None else clean_display_name(display_name),
+        EMAIL: email,
+        USERNAME: username,
+        DISPLAY_NAME: None if display_name is None else clean_display_name(display_name),
     }
 
 
-def clean_values(values: Mapping[str, Any]) -> dict[str, Any]:
+def _text(values: Mapping[str, object], name: str) -> str | None:
+    value = values.get(name)
+    return None if value is None else str(value)
+
+
+def clean_values(values: Mapping[str, object]) -> dict[str, str | None]:
     """A create's or change's values as stored: the display name cleaned (unique values are normalised by their
     kinds in the write itself). The generic create and change of the account routes call it too."""
-    return _profile(values.get("email"), values.get("username"), values.get("displayName"))
+    return _profile(_text(values, EMAIL), _text(values, USERNAME), _text(values, DISPLAY_NAME))
 
 
 def create_account(
@@ -57,30 +58,17 @@ def create_account(
     username: str,
     display_name: str | None = None,
     identity: RequestIdentity | None = None,
-) -> dict[str, Any]:
+) -> AccountView:
     """Put the account (version 0), both locks and its owner-index entry in one transaction."""
-    return operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
-
-
-def update_account(
-    account_id: str,
-    owner_sub: str,
-    expected: int,
-    *,
-    email: str | None = None,
-    username: str | None = None,
-    display_name: str | None = None,
-    identity: RequestIdentity | None = None,
-) -> dict[str, Any]:
-    """Change the account at the expected version; a changed unique value swaps its lock in the same transaction."""
-    values = _profile(email, username, display_name)
-    return operations.update(ACCOUNT, account_id, owner_sub, expected, values, identity=identity)
+    return public_account(
+        operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
+    )
 
 
 def _ledger_is_empty() -> ConditionBase:
     # No balance item, or one holding nothing and waiting for no settlement: an empty balance item goes with the
     # account. Unsettled values live only on the balance (`pending`), so it must outlive them.
-    settled = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    settled = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
     return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
 
 
@@ -94,7 +82,7 @@ def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
         balance = balance or {}
         cleared, held = int(balance.get(CLEARED, 0)), int(balance.get(HELD, 0))
         if cleared == 0 and held == 0:
-            return LedgerUnsettled(account_id, len(balance.get(PENDING) or {}))
+            return LedgerUnsettled(account_id, len(balance.get(UNSETTLED_VALUES) or {}))
         return BalanceNotZero(
             f"Account {account_id} still holds money; empty its ledger first.",
             extra={CLEARED: cleared, HELD: held},

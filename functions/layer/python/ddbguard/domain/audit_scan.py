@@ -12,10 +12,10 @@ in threads of one process (local tools, the benchmark).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ddbguard.domain import lock_audit
 from ddbguard.domain.lock_audit import AuditReport
@@ -26,6 +26,14 @@ from ddbguard.store.segment_scan import WireKey, scan_segment_page
 PAGE_SECONDS_RESERVE = 30.0
 
 
+class ContinuationEvent(TypedDict):
+    """A continuation as the state machine carries it from one invocation to the next."""
+
+    segment: int
+    totalSegments: int
+    startKey: WireKey | None
+
+
 @dataclass(frozen=True)
 class Continuation:
     """Where one segment of a run goes on: what a resumed invocation receives."""
@@ -34,15 +42,24 @@ class Continuation:
     total_segments: int
     start_key: WireKey | None = None
 
-    def as_event(self) -> dict[str, Any]:
-        return {"segment": self.segment, "totalSegments": self.total_segments, "startKey": self.start_key}
+    def as_event(self) -> ContinuationEvent:
+        return ContinuationEvent(segment=self.segment, totalSegments=self.total_segments, startKey=self.start_key)
 
     @classmethod
-    def from_event(cls, event: dict[str, Any]) -> Continuation:
-        segment, total = int(event["segment"]), int(event["totalSegments"])
+    def from_event(cls, event: Mapping[str, object]) -> Continuation:
+        """From the state machine's event (JSON): the fields of `ContinuationEvent`, checked."""
+        segment, total, start_key = _whole(event["segment"]), _whole(event["totalSegments"]), event.get("startKey")
         if total < 1 or not 0 <= segment < total:
             raise ValueError(f"segment {segment} of {total} is not a segment of a run")
-        return cls(segment, total, event.get("startKey") or None)
+        if start_key is not None and not isinstance(start_key, dict):
+            raise ValueError("startKey is not a key DynamoDB returned")
+        return cls(segment, total, start_key or None)
+
+
+def _whole(value: object) -> int:
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise ValueError(f"{value!r} is not a segment number")
 
 
 @dataclass

@@ -15,11 +15,10 @@ release answer their entry (type capture / release, with `holdId`) plus the hold
 
 from __future__ import annotations
 
-from typing import Any
-
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain.projections import public_entry
+from ddbguard.domain.views import EntryView, HoldOutcome
 from ddbguard.errors import AlreadyExists, HoldSettled, NotFound
 from ddbguard.guards import money, replays
 from ddbguard.guards.money import BalanceChange, ExtraGuardFailed
@@ -27,7 +26,19 @@ from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.schema import AMOUNT, CREATED_AT, KIND, OWNER_SUB, PARTITION_KEY, STATUS, UPDATED_AT
+from ddbguard.store.items import Entry, HoldItem
+from ddbguard.store.schema import (
+    ACCOUNT_ID,
+    AMOUNT,
+    CREATED_AT,
+    HOLD_ID,
+    KIND,
+    OWNER_SUB,
+    PARTITION_KEY,
+    SETTLED_BY_REQUEST,
+    STATUS,
+    UPDATED_AT,
+)
 
 OPEN = "OPEN"
 CAPTURED = "CAPTURED"
@@ -38,19 +49,19 @@ def _hold_not_found(hold_id: str) -> NotFound:
     return NotFound("hold_not_found", f"No hold {hold_id} on this ledger.")
 
 
-def _reply(entry: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
-    return {**public_entry(entry), **(result or {})}
+def _reply(entry: Entry, outcome: HoldOutcome) -> EntryView:
+    return {**public_entry(entry), **outcome}
 
 
-def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
+def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> EntryView:
     """Move `amount_cents` from available to held, if available when the write lands."""
     hold_id = identity.derived_id("hold")
     now = now_iso()
-    hold = {
+    hold: HoldItem = {
         **keys.hold_key(account_id, hold_id),
         KIND: "hold",
-        "holdId": hold_id,
-        "accountId": account_id,
+        HOLD_ID: hold_id,
+        ACCOUNT_ID: account_id,
         OWNER_SUB: caller_sub,
         AMOUNT: amount_cents,
         STATUS: OPEN,
@@ -66,14 +77,14 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
         hold_delta=amount_cents,
         owner_sub=caller_sub,
         require_funds=True,
-        details={"holdId": hold_id},
+        details={HOLD_ID: hold_id},
     )
     try:
         moved = money.move_money(
             [change],
             request=identity,
             extra_actions=[writes.put(hold, Attr(PARTITION_KEY).not_exists())],
-            result={"holdId": hold_id, "holdStatus": OPEN},
+            result=HoldOutcome(holdId=hold_id, holdStatus=OPEN),
         )
     except ExtraGuardFailed:
         # The hold id is derived from this request, and its marker (written with the hold) answers
@@ -82,22 +93,22 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
     return _reply(moved.entries[0], moved.result)
 
 
-def capture_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+def capture_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> EntryView:
     """The held money leaves the account, once."""
     return _settle(account_id, hold_id, caller_sub, identity, CAPTURED)
 
 
-def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+def release_hold(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity) -> EntryView:
     """The held money returns to available, once."""
     return _settle(account_id, hold_id, caller_sub, identity, RELEASED)
 
 
-def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> dict[str, Any]:
+def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIdentity, outcome: str) -> EntryView:
     # The amount lives on the hold; reading it is not a guard (the write re-checks everything).
     hold_key = keys.hold_key(account_id, hold_id)
-    stored, marker = replays.read_with_marker(hold_key, identity)
+    stored, marker = replays.read_with_marker(hold_key, identity, HoldItem)
     if marker is not None:  # this request settled it before: its first answer, from that one read
-        replayed = money.replay(marker, identity)
+        replayed: money.MovementResult[HoldOutcome] = money.replay(marker, identity)
         return _reply(replayed.entries[0], replayed.result)
     hold = visible_or_refuse(stored, caller_sub, lambda: _hold_not_found(hold_id))
     amount = int(hold[AMOUNT])
@@ -111,16 +122,16 @@ def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIde
         cleared_delta=-amount if capture else 0,
         hold_delta=-amount,
         owner_sub=caller_sub,
-        details={"holdId": hold_id},
+        details={HOLD_ID: hold_id},
     )
     settle = writes.update(
         hold_key,
-        set_values={STATUS: outcome, UPDATED_AT: now_iso(), "settledByRequest": identity.digest},
+        set_values={STATUS: outcome, UPDATED_AT: now_iso(), SETTLED_BY_REQUEST: identity.digest},
         condition=owned_by(caller_sub) & Attr(STATUS).eq(OPEN) & Attr(AMOUNT).eq(amount),
     )
     try:
         moved = money.move_money(
-            [change], request=identity, extra_actions=[settle], result={"holdId": hold_id, "holdStatus": outcome}
+            [change], request=identity, extra_actions=[settle], result=HoldOutcome(holdId=hold_id, holdStatus=outcome)
         )
     except ExtraGuardFailed as refused:
         if not is_visible(refused.item, caller_sub):

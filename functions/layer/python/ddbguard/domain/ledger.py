@@ -9,9 +9,8 @@ failed write returned. Holds live in `ddbguard.domain.holds`, the statement in `
 
 from __future__ import annotations
 
-from typing import Any
-
 from ddbguard.domain.projections import public_balance, public_entry
+from ddbguard.domain.views import BalanceView, EntryView
 from ddbguard.errors import AlreadyExists, NotFound
 from ddbguard.guards import money, replays, versioning
 from ddbguard.guards.money import BalanceChange
@@ -19,61 +18,73 @@ from ddbguard.guards.ownership import owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
+from ddbguard.store.items import BalanceItem
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OWNER_SUB, PENDING, UPDATED_AT
-from ddbguard.store.shapes import Item
+from ddbguard.store.schema import (
+    ACCOUNT_ID,
+    AVAILABLE,
+    CLEARED,
+    CREATED_AT,
+    HELD,
+    KIND,
+    OWNER_SUB,
+    UNSETTLED_VALUES,
+    UPDATED_AT,
+    VERSION,
+)
 
 
 def ledger_location(account_id: str) -> str:
     return f"/accounts/{account_id}/ledger"
 
 
-def new_balance_item(account_id: str, owner_sub: str, now: str) -> Item:
-    """A freshly opened ledger's balance item (version 0 is added by the versioned create)."""
+def new_balance_item(account_id: str, owner_sub: str, now: str) -> BalanceItem:
+    """A freshly opened ledger's balance item, at the version a versioned create writes."""
     return {
         **keys.balance_key(account_id),
         KIND: "balance",
-        "accountId": account_id,
+        ACCOUNT_ID: account_id,
         OWNER_SUB: owner_sub,
         CLEARED: 0,
         HELD: 0,
         AVAILABLE: 0,
-        PENDING: {},
+        UNSETTLED_VALUES: {},
+        VERSION: versioning.FIRST_VERSION,
         CREATED_AT: now,
         UPDATED_AT: now,
     }
 
 
-def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | None = None) -> dict[str, Any]:
+def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | None = None) -> BalanceView:
     """Create the account's balance item at version 0; returns the public balance.
 
     404 account_not_found when the account is absent or not the caller's (decided by the
     ConditionCheck inside the transaction), 409 already_exists when the ledger is open.
     """
-    item = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
+    item: BalanceItem = {**new_balance_item(account_id, caller_sub, now_iso()), **replays.request_stamp(identity)}
     plan = (
         TransactionPlan()
         .add("account", writes.condition_check(keys.account_key(account_id), owned_by(caller_sub)))
         .add("balance", versioning.create_action(item))
     )
     try:
-        _, reply = replays.commit_once(plan, identity, public_balance(versioning.as_created(item)))
+        _, reply = replays.commit_once(plan, identity, public_balance(item))
     except PlanCancelled as cancelled:
         if cancelled.failed("account"):
             raise NotFound("account_not_found", f"No account {account_id}.") from None
         if cancelled.failed("balance"):
             raise AlreadyExists(f"The ledger of account {account_id} is already open.") from None
         raise
-    return dict(reply)
+    return reply
 
 
-def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
+def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> EntryView:
     """Add money to the caller's ledger; returns the new entry."""
     change = BalanceChange(account_id, "deposit", amount_cents, cleared_delta=amount_cents, owner_sub=caller_sub)
-    return public_entry(money.move_money([change], request=identity).entries[0])
+    return public_entry(money.move_money([change], request=identity, result=None).entries[0])
 
 
-def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> dict[str, Any]:
+def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> EntryView:
     """Take money out, only if `availableCents >= amount` when the write lands; returns the new entry."""
     change = BalanceChange(
         account_id,
@@ -83,4 +94,4 @@ def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: Requ
         owner_sub=caller_sub,
         require_funds=True,
     )
-    return public_entry(money.move_money([change], request=identity).entries[0])
+    return public_entry(money.move_money([change], request=identity, result=None).entries[0])

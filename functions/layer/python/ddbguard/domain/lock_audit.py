@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -57,6 +57,18 @@ class Finding:
     owner: str | None = None  # the owner item's partition key, when known
 
 
+class AuditSummary(TypedDict):
+    """A run's counts, as logged and returned."""
+
+    locksScanned: int
+    accountsScanned: int
+    itemsScanned: dict[str, int]  # item kind -> items of it scanned
+    findings: int
+    repaired: int
+    unrepaired: int
+    byProblem: dict[str, int]
+
+
 @dataclass
 class AuditReport:
     locks_scanned: int = 0
@@ -75,19 +87,19 @@ class AuditReport:
     def clean(self) -> bool:
         return not self.unrepaired
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AuditSummary:
         by_problem: dict[str, int] = {}
         for finding in self.findings:
             by_problem[finding.problem] = by_problem.get(finding.problem, 0) + 1
-        return {
-            "locksScanned": self.locks_scanned,
-            "accountsScanned": self.accounts_scanned,
-            "itemsScanned": dict(self.scanned_by_kind),
-            "findings": len(self.findings),
-            "repaired": len(self.findings) - len(self.unrepaired),
-            "unrepaired": len(self.unrepaired),
-            "byProblem": by_problem,
-        }
+        return AuditSummary(
+            locksScanned=self.locks_scanned,
+            accountsScanned=self.accounts_scanned,
+            itemsScanned=dict(self.scanned_by_kind),
+            findings=len(self.findings),
+            repaired=len(self.findings) - len(self.unrepaired),
+            unrepaired=len(self.unrepaired),
+            byProblem=by_problem,
+        )
 
 
 Owners = list[tuple[Entity, Item]]  # a page's owner items, each with its entity
@@ -118,14 +130,8 @@ def _by_partition(found: list[Item]) -> dict[str, Item]:
     return {item[PARTITION_KEY]: item for item in found}
 
 
-def _lock_parts(partition: str) -> tuple[str, str]:
-    """(kind, value) of a lock partition key `UNIQ#<KIND>#<value>`; the value may contain '#'."""
-    kind, _, value = partition[len(keys.LOCK_PREFIX) :].partition("#")
-    return kind, value
-
-
 def _lock_rule(lock: Item) -> tuple[Entity, Unique] | None:
-    return entity_of_lock(_lock_parts(lock[PARTITION_KEY])[0])
+    return entity_of_lock(keys.lock_parts(lock[PARTITION_KEY])[0])
 
 
 def _owner_key_of(lock: Item) -> Key | None:
@@ -141,7 +147,7 @@ def _entity_of_item(item: Item, entities: Sequence[Entity]) -> Entity | None:
     return next((e for e in entities if partition.startswith(e.prefix) and sort == e.sort), None)
 
 
-def _id_of(entity: Entity, item: Item | None, partition: Any) -> str | None:
+def _id_of(entity: Entity, item: Item | None, partition: object) -> str | None:
     if item is not None and isinstance(item.get(entity.id_field), str):
         return str(item[entity.id_field])
     if isinstance(partition, str) and partition.startswith(entity.prefix):
@@ -149,17 +155,19 @@ def _id_of(entity: Entity, item: Item | None, partition: Any) -> str | None:
     return None
 
 
-def _is_lock(item: dict[str, Any]) -> bool:
-    return item[PARTITION_KEY].startswith(keys.LOCK_PREFIX) and item[SORT_KEY] == keys.LOCK_SORT
+def _is_lock(item: Item) -> bool:
+    return keys.is_lock_key(str(item[PARTITION_KEY]), item.get(SORT_KEY))
 
 
 def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], dict[str, Item]]:
     """The page's locks' owner items and its items' locks, read by key (BatchGetItem): what a lock or an
     item is judged against, without holding the whole table in memory."""
-    owner_keys = {key["PK"]: key for lock in locks if (key := _owner_key_of(lock))}
+    owner_keys = {key[PARTITION_KEY]: key for lock in locks if (key := _owner_key_of(lock))}
     found_owners = _by_partition(reads.get_items([owner_keys[pk] for pk in sorted(owner_keys)]))
     lock_keys = {
-        value.key["PK"]: value.key for entity, item in owners for value in uniqueness.protected_values(entity, item)
+        value.key[PARTITION_KEY]: value.key
+        for entity, item in owners
+        for value in uniqueness.protected_values(entity, item)
     }
     held = _by_partition(reads.get_items(list(lock_keys.values())))
     return found_owners, held
@@ -168,13 +176,13 @@ def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], d
 # --- judging ----------------------------------------------------------------------------------
 
 
-def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Finding | None:
+def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     partition = lock[PARTITION_KEY]
     rule = _lock_rule(lock)
     if rule is None:
         return None  # a lock kind no entity declares: no rule to judge it by
     entity, unique = rule
-    _, value = _lock_parts(partition)
+    _, value = keys.lock_parts(partition)
     owner = lock.get(OWNER)
     name = unique.field
 
@@ -192,7 +200,7 @@ def _judge_lock(lock: dict[str, Any], owner_item: dict[str, Any] | None) -> Find
     return None
 
 
-def _judge_owner(entity: Entity, item: dict[str, Any], locks: dict[str, dict[str, Any]]) -> list[Finding]:
+def _judge_owner(entity: Entity, item: Item, locks: dict[str, Item]) -> list[Finding]:
     owner = str(item[PARTITION_KEY])
     owner_id = _id_of(entity, item, owner)
 
@@ -245,7 +253,7 @@ def _owner_key(finding: Finding) -> Key | None:
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
     if finding.problem == ORPHAN_LOCK and finding.lock is not None:
-        lock = reads.get_item(keys.lock_key(*_lock_parts(finding.lock)))
+        lock = reads.get_item(keys.lock_key_of_partition(finding.lock))
         if lock is None:
             return None
         owner_key = _owner_key_of(lock)
@@ -276,7 +284,7 @@ def _repair_orphan(finding: Finding) -> bool:
     """Delete the lock only if its owner is still the one just read and that owner still lacks the value."""
     if finding.lock is None or finding.value is None:
         return False
-    lock_key = keys.lock_key(*_lock_parts(finding.lock))
+    lock_key = keys.lock_key_of_partition(finding.lock)
     lock = reads.get_item(lock_key)
     if lock is None:
         return True  # already gone: nothing left to repair
@@ -298,7 +306,7 @@ def _repair_missing(finding: Finding) -> bool:
     still_has_value = Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
     actions = [
         writes.condition_check(owner_key, still_has_value),
-        *uniqueness.reserve_unique_values(owner_key["PK"], [protected]),
+        *uniqueness.reserve_unique_values(owner_key[PARTITION_KEY], [protected]),
     ]
     return _repaired(actions)
 

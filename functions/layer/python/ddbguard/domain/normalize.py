@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
 
 from ddbguard.errors import FieldError, InvalidInput
-from ddbguard.guards.entity import UniqueKind, normalised_values
+from ddbguard.guards.entity import UniqueKind
 from ddbguard.limits import (
     DISPLAY_NAME_MAX_BYTES,
     DISPLAY_NAME_MAX_CHARS,
@@ -36,6 +35,7 @@ from ddbguard.limits import (
     has_forbidden_characters,
     utf8_length,
 )
+from ddbguard.store import schema
 from ddbguard.store.confusables import ambiguous_characters, fold_keeping_ambiguous
 
 # Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt), which Python's unicodedata lacks:
@@ -105,7 +105,7 @@ def unseen_character_problem(normalised: str, field: str) -> FieldError | None:
     return None
 
 
-def email_problem(normalised: str, field: str = "email") -> FieldError | None:
+def email_problem(normalised: str, field: str = schema.EMAIL) -> FieldError | None:
     """Why a normalised email is unacceptable, or None. Shape only: one @, both parts, no spaces."""
     if utf8_length(normalised) > EMAIL_MAX_BYTES:
         return FieldError(field, "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
@@ -124,7 +124,7 @@ def email_problem(normalised: str, field: str = "email") -> FieldError | None:
     return unseen_character_problem(normalised, field)
 
 
-def username_problem(normalised: str, field: str = "username") -> FieldError | None:
+def username_problem(normalised: str, field: str = schema.USERNAME) -> FieldError | None:
     """Why a normalised handle (a username) is unacceptable, or None."""
     if not USERNAME_PATTERN.fullmatch(normalised):
         return FieldError(
@@ -152,11 +152,6 @@ HANDLE = UniqueKind("handle", unique_form, lambda field, value: username_problem
 CODE = UniqueKind("code", unique_form, lambda field, value: code_problem(value, field))
 
 
-def normalised_unique_fields(kinds: Mapping[str, UniqueKind], values: Mapping[str, str | None]) -> dict[str, str]:
-    """Normalise and check every given unique field by its kind (None means not sent); 422 lists every bad one."""
-    return normalised_values(kinds, values)
-
-
 def clean_display_name(raw: str) -> str:
     """A display name is not unique: kept as written (NFC only), trimmed, and never blank."""
     value = unicodedata.normalize("NFC", raw).strip()
@@ -165,7 +160,7 @@ def clean_display_name(raw: str) -> str:
             "The display name is not acceptable.",
             [
                 FieldError(
-                    "displayName",
+                    schema.DISPLAY_NAME,
                     "invalid_format",
                     f"A display name is 1 to {DISPLAY_NAME_MAX_CHARS} visible characters.",
                 )

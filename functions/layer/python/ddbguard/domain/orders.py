@@ -8,7 +8,7 @@ the failed write, never from a second read:
   right version, wrong status -> 409 invalid_transition.
 
 Decisions:
-- PENDING -> PAID only through `pay` (money moves with it): a PATCH to PAID fails its own
+- PENDING -> PAID only through `pay_order` (money moves with it): a PATCH to PAID fails its own
   condition on every order and answers 409 invalid_transition, whatever If-Match said.
 - A status "move" to the current status is a forbidden transition (409 invalid_transition):
   the transition table has no self-loops, and a no-op write would still bump the version.
@@ -24,14 +24,14 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain import order_status
 from ddbguard.domain.entities.orders import ORDER
 from ddbguard.domain.projections import public_order
+from ddbguard.domain.views import OrderView
 from ddbguard.errors import DomainError, FieldError, InvalidInput, InvalidTransition, NotFound
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards import money, replays, versioning
@@ -41,7 +41,19 @@ from ddbguard.guards.retry import reread_and_retry
 from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
 from ddbguard.store import keys, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.schema import OWNER_SUB, STATUS, UPDATED_AT, VERSION
+from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
+from ddbguard.store.schema import (
+    ACCOUNT_ID,
+    ORDER_ID,
+    ORDER_LINES,
+    OWNER_SUB,
+    QUANTITY,
+    STATUS,
+    TOTAL,
+    UNIT_PRICE,
+    UPDATED_AT,
+    VERSION,
+)
 from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
@@ -66,38 +78,40 @@ def _transition_refusal(order_id: str, expected: int, target: str) -> operations
 # --- create / read ------------------------------------------------------------------------
 
 
-def create(
+def create_order(
     caller_sub: str,
     account_id: str,
-    items: list[dict[str, Any]],
+    items: Sequence[OrderLine],
     *,
     order_id: str | None = None,
     identity: RequestIdentity | None = None,
-) -> dict[str, Any]:
+) -> OrderView:
     """A PENDING order at version 0 for one of the caller's accounts, in one transaction:
     the account check and the put (never an overwrite) succeed together or not at all."""
-    total = sum(int(line["quantity"]) * int(line["unitPriceCents"]) for line in items)
+    total = sum(line[QUANTITY] * line[UNIT_PRICE] for line in items)
     if total > MAX_ORDER_TOTAL_CENTS:
         raise InvalidInput(
             f"The order total {total} is over {MAX_ORDER_TOTAL_CENTS} cents.",
-            [FieldError("items", "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
+            [FieldError(ORDER_LINES, "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
         )
-    values = {
-        "accountId": account_id,
+    values: dict[str, object] = {
+        ACCOUNT_ID: account_id,
         STATUS: order_status.PENDING,
-        "items": [dict(line) for line in items],
-        "totalCents": total,
+        ORDER_LINES: [dict(line) for line in items],
+        TOTAL: total,
     }
     account_is_callers = writes.condition_check(keys.account_key(account_id), owned_by(caller_sub))
-    no_account = NotFound("account_not_found", f"No account {account_id}.", field="accountId")
+    no_account = NotFound("account_not_found", f"No account {account_id}.", field=ACCOUNT_ID)
     checks: operations.Checks = {"account": (account_is_callers, lambda _: no_account)}
-    return operations.create(ORDER, caller_sub, values, item_id=order_id, identity=identity, checks=checks)
+    return public_order(
+        operations.create(ORDER, caller_sub, values, item_id=order_id, identity=identity, checks=checks)
+    )
 
 
 # --- versioned status change and delete ---------------------------------------------------
 
 
-def update_rules(order_id: str, expected: int, values: Mapping[str, Any]) -> operations.Rules:
+def update_rules(order_id: str, expected: int, values: Mapping[str, object]) -> operations.Rules:
     """What PATCH /orders/{orderId} adds to the generic versioned update: the move to `values["status"]` must be
     one the current status allows, in the write's own condition, and a refusal says which move was refused."""
     target = str(values[STATUS])
@@ -130,7 +144,7 @@ class _LostRace(Exception):
     """The order changed between our read and our write but may still be payable: decide again."""
 
 
-def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, Any]:
+def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> OrderView:
     """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc).
 
     The order and the request's marker are read together (one BatchGetItem): a retry of a payment
@@ -138,31 +152,32 @@ def pay(order_id: str, caller_sub: str, identity: RequestIdentity) -> dict[str, 
     and write is retried from a fresh read, a bounded number of times (ddbguard.guards.retry).
     """
     return reread_and_retry(
-        read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity),
+        read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity, OrderItem),
         decide_and_write=lambda state: _pay_once(order_id, state[0], state[1], caller_sub, identity),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
 
 
 def _pay_once(
-    order_id: str, order: Item | None, marker: Item | None, caller_sub: str, identity: RequestIdentity
-) -> dict[str, Any]:
+    order_id: str, order: OrderItem | None, marker: RequestMarker | None, caller_sub: str, identity: RequestIdentity
+) -> OrderView:
     if marker is not None:
-        return dict(money.replay(marker, identity, with_entries=False).result or {})
+        replayed: money.MovementResult[OrderView] = money.replay(marker, identity, with_entries=False)
+        return replayed.result
     if order is None or not is_visible(order, caller_sub):
         raise _not_found(order_id)
     read_version = int(order[VERSION])
-    total = int(order["totalCents"])
+    total = int(order[TOTAL])
     now = now_iso()
     paid = public_order({**order, STATUS: order_status.PAID, VERSION: read_version + 1, UPDATED_AT: now})
     debit = money.BalanceChange(
-        account_id=order["accountId"],
+        account_id=order[ACCOUNT_ID],
         entry_type=PAYMENT_ENTRY_TYPE,
         amount_cents=total,
         cleared_delta=-total,
         owner_sub=caller_sub,
         require_funds=True,
-        details={"orderId": order_id},
+        details={ORDER_ID: order_id},
     )
     # Attempted whatever status was read: the marker must get its say first.
     order_becomes_paid = versioning.update_action(
@@ -184,4 +199,4 @@ def _pay_once(
         raise InvalidTransition(
             str(current.get(STATUS)), order_status.PAID, current=public_order(current), subject=f"Order {order_id}"
         ) from None
-    return dict(outcome.result or paid)
+    return outcome.result

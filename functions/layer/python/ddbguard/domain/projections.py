@@ -1,60 +1,52 @@
-"""What clients see of each item kind: one projection per kind, nothing else strips keys or bookkeeping."""
+"""What clients see of each item kind: one projection per kind, nothing else strips keys or bookkeeping.
+
+Each projection's fields are its view's (`ddbguard.domain.views`), read from the view's declaration, so a field
+is named once. A stored item comes back from the store untyped (`Item`); picking the view's fields from it is
+where it becomes the view, hence the one `cast` per projection.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
-from ddbguard.store.schema import (
-    AMOUNT,
-    AVAILABLE,
-    AVAILABLE_AFTER,
-    CLEARED,
-    CREATED_AT,
-    HELD,
-    STATUS,
-    UPDATED_AT,
-    VERSION,
-)
-from ddbguard.store.shapes import Item
+from ddbguard.domain.views import AccountView, BalanceView, EntryView, OrderView
+from ddbguard.store.schema import AVAILABLE, CLEARED, HELD, VERSION
 
-ACCOUNT_FIELDS = ("accountId", "email", "username", "displayName", VERSION, CREATED_AT, UPDATED_AT)
-ORDER_FIELDS = ("orderId", "accountId", STATUS, "items", "totalCents", VERSION, CREATED_AT, UPDATED_AT)
-BALANCE_FIELDS = ("accountId", CLEARED, HELD, AVAILABLE, VERSION, CREATED_AT, UPDATED_AT)
-# An entry's details differ by type (holdId, orderId, transferId, counterpartyAccountId).
-ENTRY_FIELDS = (
-    "entryId",
-    "accountId",
-    "type",
-    AMOUNT,
-    AVAILABLE_AFTER,
-    CREATED_AT,
-    "holdId",
-    "orderId",
-    "transferId",
-    "counterpartyAccountId",
-)
+ACCOUNT_FIELDS = tuple(AccountView.__annotations__)
+ORDER_FIELDS = tuple(OrderView.__annotations__)
+BALANCE_FIELDS = tuple(BalanceView.__annotations__)
+# Always present on an entry; the rest only where its type has them (holdId, orderId, transferId, ...).
+ENTRY_FIELDS = tuple(name for name in EntryView.__annotations__ if name in EntryView.__required_keys__)
+ENTRY_DETAILS = tuple(name for name in EntryView.__annotations__ if name in EntryView.__optional_keys__)
+
+# A stored item, or one about to be stored: attribute name -> value.
+Stored = Mapping[str, object]
 
 
-def _pick(item: Item, fields: tuple[str, ...]) -> dict[str, Any]:
+def _pick(item: Stored, fields: tuple[str, ...]) -> dict[str, object]:
     return {name: item.get(name) for name in fields}
 
 
-def public_account(item: Item) -> dict[str, Any]:
+def public_account(item: Stored) -> AccountView:
     """`displayName` is null when the owner never gave one: the service does not invent a name."""
-    return _pick(item, ACCOUNT_FIELDS)
+    return cast(AccountView, _pick(item, ACCOUNT_FIELDS))
 
 
-def public_order(item: Item) -> dict[str, Any]:
-    return _pick(item, ORDER_FIELDS)
+def public_order(item: Stored) -> OrderView:
+    return cast(OrderView, _pick(item, ORDER_FIELDS))
 
 
-def public_balance(item: Item) -> dict[str, Any]:
+def public_balance(item: Stored) -> BalanceView:
     public = _pick(item, BALANCE_FIELDS)
     for name in (CLEARED, HELD, AVAILABLE, VERSION):
-        public[name] = int(item[name])
-    return public
+        public[name] = int(cast(int, item[name]))
+    return cast(BalanceView, public)
 
 
-def public_entry(item: Item) -> dict[str, Any]:
-    """The fields an entry has (details only where its type has them)."""
-    return {name: item[name] for name in ENTRY_FIELDS if name in item}
+def public_entry(item: Stored) -> EntryView:
+    """The fields an entry has (details only where its type has them); `availableCentsAfter` is null until
+    known (the statement and the replies fill it in)."""
+    public = _pick(item, ENTRY_FIELDS)
+    public.update({name: item[name] for name in ENTRY_DETAILS if name in item})
+    return cast(EntryView, public)

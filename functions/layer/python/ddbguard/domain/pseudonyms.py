@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ddbguard.store import keys
+from ddbguard.store.schema import LOCK_FIELD
+
+if TYPE_CHECKING:  # the audit imports more than a tag needs
+    from ddbguard.domain.lock_audit import Finding
 
 
 class Pseudonyms:
@@ -25,14 +29,14 @@ class Pseudonyms:
 
     def lock_partition(self, partition: str) -> str:
         """`UNIQ#EMAIL#<value>` -> `UNIQ#EMAIL#<tag>`: lock keys embed the value they protect."""
-        kind, _, value = partition[len(keys.LOCK_PREFIX) :].partition("#")
-        return f"{keys.LOCK_PREFIX}{kind}#{self.tag(value)}"
+        kind, value = keys.lock_parts(partition)
+        return keys.lock_partition(kind, self.tag(value))
 
-    def finding(self, finding: Any) -> dict[str, Any]:
+    def finding(self, finding: Finding) -> dict[str, object]:
         """A lock-audit finding as it is logged: the value and the lock key as tags."""
         return {
             "problem": finding.problem,
-            "field": finding.field,
+            LOCK_FIELD: finding.field,
             "entity": finding.entity,
             "ownerId": finding.owner_id,
             "lock": self.lock_partition(finding.lock) if finding.lock else None,

@@ -23,7 +23,7 @@ from ddbguard.guards.settlement import settle_balance
 from ddbguard.observability import logger
 from ddbguard.store import keys, reads
 from ddbguard.store.ids import time_of_sortable_id
-from ddbguard.store.schema import PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
+from ddbguard.store.schema import ACCOUNT_ID, PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Balances whose oldest unsettled value is younger than this are left to the stream.
 DEFAULT_MIN_AGE_S = 60.0
@@ -53,7 +53,9 @@ def unsettled_balances(*, page_size: int = 1000) -> Iterator[tuple[str, float]]:
     for shard in keys.unsettled_shards():
         for page in reads.index_pages(UNSETTLED_INDEX, Key(UNSETTLED_SHARD).eq(shard), page_size=page_size):
             for balance in page:
-                account_id = str(balance[PARTITION_KEY])[len(keys.ACCOUNT_PREFIX) :]
+                account_id = keys.account_id_of(str(balance[PARTITION_KEY]))
+                if account_id is None:  # the index holds balances only; anything else is not ours to settle
+                    continue
                 yield account_id, max(0.0, now - time_of_sortable_id(str(balance[UNSETTLED_SINCE])))
 
 
@@ -67,7 +69,7 @@ def sweep(min_age_s: float = DEFAULT_MIN_AGE_S) -> SweepReport:
         try:
             settled = settle_balance(account_id)
         except Busy as error:  # one hot balance must not stop the sweep of the others
-            logger.warning("sweep: balance stayed busy", extra={"accountId": account_id, "reason": str(error)})
+            logger.warning("sweep: balance stayed busy", extra={ACCOUNT_ID: account_id, "reason": str(error)})
             report.failed.append(account_id)
             report.oldest_age_s = max(report.oldest_age_s, indexed_age)
             continue

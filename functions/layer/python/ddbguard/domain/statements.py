@@ -1,29 +1,39 @@
 """The statement: the balance and its entries, newest first, one page at a time.
 
 Entries are read with a Query on the account's item collection (`PK = ACCT#<id>` and
-`begins_with(SK, "TXN#")`, newest first), never a Scan. The cursor is opaque to clients:
-base64url (unpadded) of the page's LastEvaluatedKey as JSON, `{"PK": "ACCT#<id>", "SK":
-"TXN#<entryId>"}`. On input it is decoded and checked strictly: it must name an entry key of
-this very account, so a cursor can never point into another item collection; anything else is
-a 422 (field `cursor`), never a 500.
+`begins_with(SK, "TXN#")`, newest first), never a Scan. The cursor is opaque to clients
+(`ddbguard.store.cursors`: the last entry's sort key behind a digest of its whole key). On input it is checked
+strictly: it must name an entry key of this very account, so a cursor can never point into another item
+collection; anything else is a 422 (field `cursor`), never a 500.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from boto3.dynamodb.conditions import Key as KeyCondition
 
 from ddbguard.domain.projections import public_balance, public_entry
+from ddbguard.domain.views import EntryView, StatementView
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.money import ledger_not_found
 from ddbguard.guards.ownership import visible_or_refuse
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
-from ddbguard.store.schema import AVAILABLE, AVAILABLE_AFTER, CLEARED, HELD, PARTITION_KEY, PENDING, SORT_KEY, VERSION
-from ddbguard.store.shapes import Item, Key
+from ddbguard.store.items import BalanceItem
+from ddbguard.store.schema import (
+    AVAILABLE,
+    AVAILABLE_AFTER,
+    CLEARED,
+    ENTRY_ID,
+    HELD,
+    PARTITION_KEY,
+    SORT_KEY,
+    UNSETTLED_VALUES,
+    VERSION,
+)
+from ddbguard.store.shapes import Key
 
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
 
@@ -34,12 +44,14 @@ def decode_statement_cursor(cursor: str, account_id: str) -> Key:
         key = decode_cursor(cursor, keys.account_partition(account_id))
     except BadCursor:
         raise _bad_cursor() from None
-    partition, sort = key["PK"], key["SK"]
-    if partition != keys.account_partition(account_id) or not sort.startswith(keys.ENTRY_PREFIX):
+    entry_id = keys.entry_id_of(key[SORT_KEY])
+    if (
+        key[PARTITION_KEY] != keys.account_partition(account_id)
+        or entry_id is None
+        or not _ENTRY_ID.fullmatch(entry_id)
+    ):
         raise _bad_cursor()
-    if not _ENTRY_ID.fullmatch(sort[len(keys.ENTRY_PREFIX) :]):
-        raise _bad_cursor()
-    return keys.entry_key(account_id, sort[len(keys.ENTRY_PREFIX) :])
+    return keys.entry_key(account_id, entry_id)
 
 
 def _bad_cursor() -> InvalidInput:
@@ -49,12 +61,12 @@ def _bad_cursor() -> InvalidInput:
 
 def get_statement(
     account_id: str, caller_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | None = None
-) -> dict[str, Any]:
+) -> StatementView:
     """Balance plus one page of entries, newest first. 404 ledger_not_found when absent or not
     the caller's (admins too: their reach is the account itself, docs/api.md)."""
     start_key = decode_statement_cursor(cursor, account_id) if cursor is not None else None
     balance = visible_or_refuse(
-        reads.get_item(keys.balance_key(account_id)),
+        reads.get_item_as(BalanceItem, keys.balance_key(account_id)),
         caller_sub,
         lambda: ledger_not_found(account_id),
     )
@@ -64,29 +76,29 @@ def get_statement(
     items, last_key = reads.query_page(entry_range, limit=limit, start_key=start_key, newest_first=True)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
     public = public_balance(balance)
-    return {
-        CLEARED: public[CLEARED],
-        HELD: public[HELD],
-        AVAILABLE: public[AVAILABLE],
-        VERSION: public[VERSION],
-        "entries": entries,
-        "nextCursor": encode_cursor(last_key) if last_key else None,
-    }
+    return StatementView(
+        clearedCents=public[CLEARED],
+        holdCents=public[HELD],
+        availableCents=public[AVAILABLE],
+        version=public[VERSION],
+        entries=entries,
+        nextCursor=encode_cursor(last_key) if last_key else None,
+    )
 
 
-def _with_available_after(entries: list[Item], balance: Item, account_id: str) -> list[Item]:
+def _with_available_after(entries: list[EntryView], balance: BalanceItem, account_id: str) -> list[EntryView]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
-    pending = balance.get(PENDING) or {}
-    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e["entryId"] not in pending]
+    pending = balance.get(UNSETTLED_VALUES) or {}
+    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e[ENTRY_ID] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
-        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(PENDING) or {})}
+        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(UNSETTLED_VALUES) or {})}
     filled = []
     for entry in entries:
         if entry.get(AVAILABLE_AFTER) is None:
-            after = pending.get(entry["entryId"])
+            after = pending.get(entry[ENTRY_ID])
             if after is None:
-                stored = reads.get_item(keys.entry_key(account_id, entry["entryId"])) or {}
+                stored = reads.get_item(keys.entry_key(account_id, entry[ENTRY_ID])) or {}
                 after = stored.get(AVAILABLE_AFTER)
             entry = {**entry, AVAILABLE_AFTER: after}
         filled.append(entry)

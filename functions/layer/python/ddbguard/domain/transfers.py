@@ -12,21 +12,21 @@ The receiving side's entry is not shown: its `availableCentsAfter` is the recipi
 
 from __future__ import annotations
 
-from typing import Any
-
 from ddbguard.domain.projections import public_entry
+from ddbguard.domain.views import EntryView, TransferOutcome
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards import money
 from ddbguard.guards.money import BalanceChange
 from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store.schema import ACCOUNT_ID, COUNTERPARTY_ACCOUNT_ID, TRANSFER_ID
 
 FROM_FIELD = "fromAccountId"
 TO_FIELD = "toAccountId"
 
 
-def transfer(
+def create_transfer(
     from_account_id: str, to_account_id: str, amount_cents: int, caller_sub: str, identity: RequestIdentity
-) -> dict[str, Any]:
+) -> EntryView:
     if from_account_id == to_account_id:
         message = "A transfer needs two different accounts."
         raise InvalidInput(message, errors=[FieldError(TO_FIELD, "same_account", message)])
@@ -39,7 +39,7 @@ def transfer(
         owner_sub=caller_sub,
         require_funds=True,
         side_field=FROM_FIELD,
-        details={"transferId": transfer_id, "counterpartyAccountId": to_account_id},
+        details={TRANSFER_ID: transfer_id, COUNTERPARTY_ACCOUNT_ID: to_account_id},
     )
     incoming = BalanceChange(
         to_account_id,
@@ -47,12 +47,12 @@ def transfer(
         amount_cents,
         cleared_delta=amount_cents,
         side_field=TO_FIELD,
-        details={"transferId": transfer_id, "counterpartyAccountId": from_account_id},
+        details={TRANSFER_ID: transfer_id, COUNTERPARTY_ACCOUNT_ID: from_account_id},
     )
     moved = money.move_money(
         [outgoing, incoming],
         request=identity,
-        result={"transferId": transfer_id, FROM_FIELD: from_account_id, TO_FIELD: to_account_id},
+        result=TransferOutcome(transferId=transfer_id, fromAccountId=from_account_id, toAccountId=to_account_id),
     )
-    sent = next(e for e in moved.entries if e["accountId"] == from_account_id)
-    return {**public_entry(sent), **(moved.result or {})}
+    sent = next(e for e in moved.entries if e[ACCOUNT_ID] == from_account_id)
+    return {**public_entry(sent), **moved.result}

@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any
 
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.fields import Field, UniqueKind
 from ddbguard.store import keys
 from ddbguard.store.schema import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Key
+
+# What clients see of an item of a declared entity: its public fields (which only its declaration knows).
+PublicItem = dict[str, object]
 
 GLOBAL_IDS = "global"  # `<prefix><id>`: one id names one item for everyone
 OWNER_SCOPED_IDS = "owner-scoped"  # `<prefix><owner tag>#<id>`: ids are per owner
@@ -39,7 +41,7 @@ class Unique:
         return self.lock or self.field.upper()
 
 
-def normalised_values(kinds: Mapping[str, UniqueKind], values: Mapping[str, Any]) -> dict[str, str]:
+def normalised_values(kinds: Mapping[str, UniqueKind], values: Mapping[str, object]) -> dict[str, str]:
     """Normalise and check every given unique value by its kind (None means not sent).
 
     Returns the normalised values; raises InvalidInput (422) listing every invalid field at once.
@@ -143,7 +145,7 @@ class Entity:
         return f"{self.prefix}*"
 
     def lock_pattern(self, field_name: str) -> str:
-        return f"{keys.LOCK_PREFIX}{self.unique_field(field_name).lock_kind}#*"
+        return keys.lock_partition_pattern(self.unique_field(field_name).lock_kind)
 
     @property
     def lock_patterns(self) -> tuple[str, ...]:
@@ -157,14 +159,14 @@ class Entity:
                 return unique
         raise KeyError(f"{self.kind} has no unique field {name}")
 
-    def normalised(self, values: Mapping[str, Any]) -> dict[str, str]:
+    def normalised(self, values: Mapping[str, object]) -> dict[str, str]:
         """The declared unique fields present in `values` (None: not sent), normalised and checked (422)."""
         return normalised_values(
             {unique.field: unique.kind for unique in self.unique},
             {unique.field: values.get(unique.field) for unique in self.unique},
         )
 
-    def project(self, item: Mapping[str, Any]) -> dict[str, Any]:
+    def project(self, item: Mapping[str, object]) -> PublicItem:
         """What clients see of a stored item."""
         return {name: item.get(name) for name in self.public}
 

@@ -15,9 +15,9 @@ read decides nothing, since the write only succeeds at the version it read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict
+from typing import TypedDict, TypeVar
 
-from boto3.dynamodb.conditions import Attr, ConditionBase
+from boto3.dynamodb.conditions import ConditionBase
 
 from ddbguard.errors import (
     AlreadyExists,
@@ -29,7 +29,8 @@ from ddbguard.errors import (
     VersionConflict,
 )
 from ddbguard.guards import owner_index, replays, uniqueness, versioning
-from ddbguard.guards.entity import Entity
+from ddbguard.guards.entity import Entity, PublicItem
+from ddbguard.guards.ownership import is_visible, owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.uniqueness import RELEASES, ProtectedValue, lock_slot, protected_values
 from ddbguard.observability import MetricName, count, logger
@@ -40,7 +41,7 @@ from ddbguard.store.schema import CREATED_AT, KIND, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Action, Item
 
 ITEM = "item"  # the entity's own write, in its plan
-OWNER_INDEX = "owner index"
+OWNER_INDEX_SLOT = "owner index"
 NOTHING_TO_CHANGE = FieldError("body", "required", "Send at least one field to change.")
 
 # An extra action of the domain's, by slot name: the action and how to explain its failed guard (ALL_OLD item).
@@ -67,12 +68,13 @@ def not_found(entity: Entity, item_id: str) -> NotFound:
     return NotFound(entity.not_found, f"No {entity.kind} {item_id}.")
 
 
-def is_visible(entity: Entity, item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
-    return item is not None and (is_admin or item.get(entity.owner) == caller_sub)
+def _visible(entity: Entity, item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
+    return is_visible(item, caller_sub, is_admin=is_admin, owner_attribute=entity.owner)
 
 
-def owned_by(entity: Entity, owner_sub: str, condition: ConditionBase | None = None) -> ConditionBase:
-    guard: ConditionBase = Attr(entity.owner).eq(owner_sub)
+def _owner_guard(entity: Entity, owner_sub: str, condition: ConditionBase | None = None) -> ConditionBase:
+    """The item is the owner's, and the domain's `condition` holds."""
+    guard = owned_by(owner_sub, owner_attribute=entity.owner)
     return guard if condition is None else guard & condition
 
 
@@ -80,7 +82,7 @@ def refusal(
     entity: Entity, item_id: str, owner_sub: str, expected: int, item: Item | None, explain: Explain | None = None
 ) -> DomainError:
     """Why a versioned, owner-checked write failed, from its ALL_OLD item."""
-    if item is None or not is_visible(entity, item, owner_sub):
+    if item is None or not _visible(entity, item, owner_sub):
         return not_found(entity, item_id)  # not yours answers exactly like absent
     domain_reason = explain(item) if explain is not None else None
     if domain_reason is not None:
@@ -89,7 +91,10 @@ def refusal(
     return VersionConflict(entity.project(item), expected)
 
 
-def _commit(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> Any:
+Response = TypeVar("Response")
+
+
+def _commit(plan: TransactionPlan, identity: RequestIdentity | None, response: Response) -> Response:
     """Commit `plan` with the request's marker; the (first) response.
 
     A release whose lock another owner holds (a broken table; the lock audit reports it) fails its
@@ -125,12 +130,12 @@ def _unique_violation(cancelled: PlanCancelled, reserved: list[ProtectedValue]) 
 def create(
     entity: Entity,
     owner_sub: str,
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     *,
     item_id: str | None = None,
     identity: RequestIdentity | None = None,
     checks: Checks | None = None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """Put the item (version 0 if versioned), its locks, its owner-index entry and the request marker, in one
     transaction; returns the public item. `values` None are left out; unique ones are stored normalised.
 
@@ -167,7 +172,8 @@ def create(
         )
     if entity.owner_index:
         plan = plan.add(
-            OWNER_INDEX, owner_index.put_action(owner_sub, now, item_id, prefix=entity.prefix, id_field=entity.id_field)
+            OWNER_INDEX_SLOT,
+            owner_index.put_action(owner_sub, now, item_id, prefix=entity.prefix, id_field=entity.id_field),
         )
     try:
         _, reply = replays.commit_once(plan, identity, entity.project(item))
@@ -177,7 +183,7 @@ def create(
             raise AlreadyExists(f"{entity.title} {item_id} already exists.") from None
         _unique_violation(cancelled, reserved)
         raise
-    return dict(reply)
+    return reply
 
 
 # --- read -------------------------------------------------------------------------------------
@@ -186,12 +192,12 @@ def create(
 def read_visible(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> Item:
     """The stored item if the caller may see it (admins: any); otherwise NotFound, as if absent."""
     item = reads.get_item(entity.key(item_id, caller_sub))
-    if item is None or not is_visible(entity, item, caller_sub, is_admin=is_admin):
+    if item is None or not _visible(entity, item, caller_sub, is_admin=is_admin):
         raise not_found(entity, item_id)
     return item
 
 
-def get(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> dict[str, Any]:
+def get(entity: Entity, item_id: str, caller_sub: str, *, is_admin: bool = False) -> PublicItem:
     """The public item, one GetItem."""
     return entity.project(read_visible(entity, item_id, caller_sub, is_admin=is_admin))
 
@@ -204,12 +210,12 @@ def update(
     item_id: str,
     owner_sub: str,
     expected: int,
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     *,
     identity: RequestIdentity | None = None,
     condition: ConditionBase | None = None,
     explain: Explain | None = None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """Change the item at the expected version; a changed unique value swaps exactly its lock in the same
     transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
 
@@ -220,12 +226,12 @@ def update(
     if all(value is None for value in values.values()):
         raise InvalidInput("Send at least one field to change.", [NOTHING_TO_CHANGE])
     unique = entity.normalised(values)
-    set_values: dict[str, Any] = {
+    set_values: dict[str, object] = {
         **{name: value for name, value in values.items() if value is not None},
         **unique,
         UPDATED_AT: now_iso(),
     }
-    guard = owned_by(entity, owner_sub, condition)
+    guard = _owner_guard(entity, owner_sub, condition)
     if not unique:
         # Nothing unique changes: no lock to learn about, so no read before the write.
         return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
@@ -262,7 +268,7 @@ def update(
         plan = plan.add(lock_slot(value.field), *actions)
     plan = plan.add(RELEASES, *releases)
     try:
-        return dict(_commit(plan, identity, updated))
+        return _commit(plan, identity, updated)
     except PlanCancelled as cancelled:
         if cancelled.failed(ITEM):
             if replays.is_own_update(cancelled.item(ITEM), identity, expected):
@@ -277,11 +283,11 @@ def _update_in_place(
     item_id: str,
     owner_sub: str,
     expected: int,
-    set_values: dict[str, Any],
+    set_values: dict[str, object],
     identity: RequestIdentity | None,
     guard: ConditionBase,
     explain: Explain | None,
-) -> dict[str, Any]:
+) -> PublicItem:
     """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
     recognises its own change in the failed guard's ALL_OLD item."""
     not_stamped = replays.not_stamped_by(identity)
@@ -320,7 +326,7 @@ def delete(
     """
     checks = checks or {}
     key = entity.key(item_id, owner_sub)
-    guard = owned_by(entity, owner_sub, condition)
+    guard = _owner_guard(entity, owner_sub, condition)
     plan = TransactionPlan().add(ITEM, versioning.delete_action(key, expected, condition=guard))
     for name, (action, _) in checks.items():
         plan = plan.add(name, action)
@@ -328,15 +334,15 @@ def delete(
         if identity is None:
             item = reads.get_item(key)
         else:  # with its marker, in the same call: a retry of a delete that went through answers 204 from it
-            item, marker = replays.read_with_marker(key, identity)
+            item, marker = replays.read_with_marker(key, identity, dict)
             if marker is not None:
                 replays.first_response(marker, identity)
                 return
-        if item is None or not is_visible(entity, item, owner_sub):
+        if item is None or not _visible(entity, item, owner_sub):
             raise not_found(entity, item_id)
         if entity.owner_index:
             index_entry = owner_index.delete_action(owner_sub, str(item.get(CREATED_AT)), item_id, prefix=entity.prefix)
-            plan = plan.add(OWNER_INDEX, index_entry)
+            plan = plan.add(OWNER_INDEX_SLOT, index_entry)
         owner = entity.partition(item_id, owner_sub)
         plan = plan.add(RELEASES, *uniqueness.release_unique_values(owner, protected_values(entity, item)))
     elif identity is None and not checks:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ddbguard.errors import FieldError
 from ddbguard.limits import DISPLAY_NAME_MAX_CHARS, MAX_CENTS, MIN_CENTS, UNIQUE_VALUE_RAW_MAX_CHARS
@@ -72,7 +71,7 @@ class Field:
     """
 
     type: str
-    example: Any
+    example: str | int
     description: str = ""
     required: bool = True
     min_length: int = 1

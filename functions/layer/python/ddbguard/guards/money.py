@@ -18,7 +18,7 @@ is also in the sparse unsettled-balances index (`UNSETTLED_INDEX`), which is wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -30,20 +30,26 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso, time_sortable_id
+from ddbguard.store.items import Entry, EntryDetails, EntryItem, RequestMarker
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
+    ACCOUNT_ID,
     AMOUNT,
     AVAILABLE,
     AVAILABLE_AFTER,
     CLEARED,
     CREATED_AT,
+    ENTRY_ID,
+    ENTRY_TYPE,
     HELD,
+    MARKER_ENTRIES,
+    MARKER_SETTLED,
     OWNER_SUB,
     PARTITION_KEY,
-    PENDING,
     REQUEST_DIGEST,
     UNSETTLED_SHARD,
     UNSETTLED_SINCE,
+    UNSETTLED_VALUES,
     UPDATED_AT,
     VERSION,
 )
@@ -62,18 +68,23 @@ class BalanceChange:
     owner_sub: str | None = None  # the ledger must belong to this caller; None: any open ledger
     require_funds: bool = False  # availableCents >= amount_cents, checked in the write
     side_field: str | None = None  # the request field naming this side, for refusals
-    details: dict[str, Any] = field(default_factory=dict)
+    details: EntryDetails = field(default_factory=lambda: EntryDetails())
 
     @property
     def available_delta(self) -> int:
         return self.cleared_delta - self.hold_delta
 
 
+# What a movement hands back besides its entries (a hold's id and status, a transfer's sides, a paid order),
+# kept in its request marker for a retry.
+Outcome = TypeVar("Outcome")
+
+
 @dataclass(frozen=True)
-class MovementResult:
-    entries: list[Item]
+class MovementResult(Generic[Outcome]):
+    entries: list[Entry]
     replayed: bool
-    result: dict[str, Any] | None = None
+    result: Outcome
 
 
 class ExtraGuardFailed(Exception):
@@ -92,7 +103,7 @@ def balance_guard(change: BalanceChange) -> ConditionBase:
     if change.require_funds:
         condition &= Attr(AVAILABLE).gte(change.amount_cents)
     # Bounded `pending`: refused here, not by the 400 KB item limit (a ValidationError no retry can cure).
-    return condition & Attr(PENDING).size().lt(limits.MAX_PENDING_ENTRIES)
+    return condition & Attr(UNSETTLED_VALUES).size().lt(limits.MAX_PENDING_ENTRIES)
 
 
 def ledger_not_found(account_id: str, side_field: str | None = None) -> NotFound:
@@ -106,7 +117,7 @@ def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError | S
     if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
         return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
-    if len(item.get(PENDING) or {}) >= limits.MAX_PENDING_ENTRIES:
+    if len(item.get(UNSETTLED_VALUES) or {}) >= limits.MAX_PENDING_ENTRIES:
         count(MetricName.SETTLEMENT_BEHIND)
         return SettlementBehind(change.account_id)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
@@ -122,7 +133,7 @@ def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
             AVAILABLE: change.available_delta,
             VERSION: 1,
         },
-        derived={(PENDING, entry_id): (AVAILABLE, change.available_delta)},
+        derived={(UNSETTLED_VALUES, entry_id): (AVAILABLE, change.available_delta)},
         # Into the unsettled-balances index when the balance starts waiting: set once, so a movement on a balance
         # that already waits changes no index key and writes nothing to the index.
         set_if_absent={UNSETTLED_SHARD: keys.unsettled_shard(change.account_id), UNSETTLED_SINCE: entry_id},
@@ -130,11 +141,11 @@ def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
     )
 
 
-def _entry(change: BalanceChange, entry_id: str, now: str) -> Item:
+def _entry(change: BalanceChange, entry_id: str, now: str) -> Entry:
     return {
-        "entryId": entry_id,
-        "accountId": change.account_id,
-        "type": change.entry_type,
+        ENTRY_ID: entry_id,
+        ACCOUNT_ID: change.account_id,
+        ENTRY_TYPE: change.entry_type,
         AMOUNT: change.amount_cents,
         CREATED_AT: now,
         **change.details,
@@ -146,9 +157,9 @@ def move_money(
     *,
     request: RequestIdentity,
     extra_actions: list[Action] | None = None,
-    result: dict[str, Any] | None = None,
+    result: Outcome,
     with_entries: bool = True,
-) -> MovementResult:
+) -> MovementResult[Outcome]:
     """Apply all balance changes, their entries, the marker and `extra_actions` atomically.
 
     Refusal order: a replay (marker present) first, then the caller's extra guards (raised as
@@ -160,12 +171,16 @@ def move_money(
     extra_actions = extra_actions or []
     now = now_iso()
     entries = [_entry(change, time_sortable_id(), now) for change in changes]
-    marker = replays.marker_put(request, result, expires=False, entries=entries, after={})
+    marker = replays.marker_put(request, result, entries=entries)
     plan = TransactionPlan().add(replays.MARKER, marker)
     for index, (change, entry) in enumerate(zip(changes, entries, strict=True)):
-        plan = plan.add(f"balance:{index}", _balance_update(change, entry["entryId"], now))
+        plan = plan.add(f"balance:{index}", _balance_update(change, entry[ENTRY_ID], now))
     for index, entry in enumerate(entries):
-        stored_entry = {**keys.entry_key(entry["accountId"], entry["entryId"]), **entry, REQUEST_DIGEST: request.digest}
+        stored_entry: EntryItem = {
+            **keys.entry_key(entry[ACCOUNT_ID], entry[ENTRY_ID]),
+            **entry,
+            REQUEST_DIGEST: request.digest,
+        }
         plan = plan.add(f"entry:{index}", writes.put(stored_entry, Attr(PARTITION_KEY).not_exists()))
     for index, action in enumerate(extra_actions):
         plan = plan.add(f"extra:{index}", action)
@@ -173,7 +188,8 @@ def move_money(
         plan.commit()
     except PlanCancelled as cancelled:
         if cancelled.failed(replays.MARKER):
-            return replay(cancelled.item(replays.MARKER), request, with_entries=with_entries)
+            first = reads.as_kind(RequestMarker, cancelled.item(replays.MARKER))
+            return replay(first, request, with_entries=with_entries)
         for index in range(len(extra_actions)):
             if cancelled.failed(f"extra:{index}"):
                 raise ExtraGuardFailed(index, cancelled.item(f"extra:{index}")) from None
@@ -191,42 +207,42 @@ def move_money(
     return MovementResult(settled, replayed=False, result=result)
 
 
-def replay(marker: Item | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult:
-    """The first result of a request whose marker exists, from the marker (and `pending` while unsettled)."""
+def replay(marker: RequestMarker | None, request: RequestIdentity, *, with_entries: bool = True) -> MovementResult[Any]:
+    """The first result of a request whose marker exists, from the marker (and `pending` while unsettled). Its
+    outcome is what the first attempt stored (`Any`: read back from the table; the caller knows its shape)."""
     result = replays.first_response(marker, request)
     assert marker is not None  # first_response refuses a missing marker
-    entries = [{**entry, **_settled_value(marker, entry)} for entry in marker.get("entries", [])]
+    settled = marker.get(MARKER_SETTLED) or {}
+    entries: list[Entry] = []
+    for entry in marker.get(MARKER_ENTRIES, []):
+        after = settled.get(entry[ENTRY_ID])
+        entries.append(entry if after is None else {**entry, AVAILABLE_AFTER: after})
     return MovementResult(with_available_after(entries) if with_entries else entries, replayed=True, result=result)
 
 
-def _settled_value(marker: Item, entry: Item) -> Item:
-    after = (marker.get("after") or {}).get(entry["entryId"])
-    return {} if after is None else {AVAILABLE_AFTER: after}
-
-
-def with_available_after(entries: list[Item]) -> list[Item]:
+def with_available_after(entries: list[Entry]) -> list[Entry]:
     """The entries with their exact `availableCentsAfter`: from `pending` on their balances (one read
     for all of them), or from the entry itself where the settlement already moved it there."""
     unsettled = [e for e in entries if AVAILABLE_AFTER not in e]
     if not unsettled:
         return entries
-    balances = {keys.balance_key(e["accountId"])["PK"]: keys.balance_key(e["accountId"]) for e in unsettled}
-    paths = ((PARTITION_KEY,), *((PENDING, e["entryId"]) for e in unsettled))
+    balances = {keys.balance_key(e[ACCOUNT_ID])[PARTITION_KEY]: keys.balance_key(e[ACCOUNT_ID]) for e in unsettled}
+    paths = ((PARTITION_KEY,), *((UNSETTLED_VALUES, e[ENTRY_ID]) for e in unsettled))
     if len(balances) == 1:
         found = [reads.get_item(next(iter(balances.values())), attributes=paths) or {}]
     else:
         found = reads.get_items(list(balances.values()), attributes=paths)
-    after = {entry_id: value for item in found for entry_id, value in (item.get(PENDING) or {}).items()}
-    settled = [e for e in unsettled if e["entryId"] not in after]
+    after = {entry_id: value for item in found for entry_id, value in (item.get(UNSETTLED_VALUES) or {}).items()}
+    settled = [e for e in unsettled if e[ENTRY_ID] not in after]
     if settled:  # settled meanwhile: the value now lives on the entry (read the same way, one call)
-        entry_keys = [keys.entry_key(e["accountId"], e["entryId"]) for e in settled]
+        entry_keys = [keys.entry_key(e[ACCOUNT_ID], e[ENTRY_ID]) for e in settled]
         stored = (
             [reads.get_item(entry_keys[0]) or {}]
             if len(balances) == 1 and len(settled) == 1
             else reads.get_items(entry_keys)
         )
-        after.update({item["entryId"]: item.get(AVAILABLE_AFTER) for item in stored if "entryId" in item})
+        after.update({item[ENTRY_ID]: item.get(AVAILABLE_AFTER) for item in stored if ENTRY_ID in item})
     return [
-        entry if AVAILABLE_AFTER in entry else {**entry, AVAILABLE_AFTER: after.get(entry["entryId"])}
+        entry if AVAILABLE_AFTER in entry else {**entry, AVAILABLE_AFTER: after.get(entry[ENTRY_ID])}
         for entry in entries
     ]

@@ -11,15 +11,18 @@ several kinds share the owner's partition, told apart by their sort-key prefix.
 from __future__ import annotations
 
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CREATED_AT, KIND
-from ddbguard.store.shapes import Action, Item
+from ddbguard.store.schema import CREATED_AT, KIND, PARTITION_KEY, SORT_KEY
+from ddbguard.store.shapes import Action
 
 INDEX_KIND = "owner_index"
 
 
-def index_item(owner_sub: str, created_at: str, item_id: str, *, prefix: str, id_field: str) -> Item:
+def index_item(owner_sub: str, created_at: str, item_id: str, *, prefix: str, id_field: str) -> dict[str, str]:
+    """The entry as stored: every attribute a string (its id field is named by the listed kind)."""
+    key = keys.owner_index_key(owner_sub, created_at, item_id, prefix)
     return {
-        **keys.owner_index_key(owner_sub, created_at, item_id, prefix),
+        PARTITION_KEY: key[PARTITION_KEY],
+        SORT_KEY: key[SORT_KEY],
         KIND: INDEX_KIND,
         id_field: item_id,
         CREATED_AT: created_at,

@@ -7,27 +7,33 @@ so a caller can never learn that another caller's resource exists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import NotFound
 from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
-from ddbguard.store.shapes import Item
 
 
-def owned_by(owner_sub: str) -> ConditionBase:
-    """Condition: the item exists and belongs to `owner_sub`."""
-    return Attr(PARTITION_KEY).exists() & Attr(OWNER_SUB).eq(owner_sub)
+def owned_by(owner_sub: str, *, owner_attribute: str = OWNER_SUB) -> ConditionBase:
+    """Condition: the item exists and belongs to `owner_sub` (an entity may keep its owner in another attribute)."""
+    return Attr(PARTITION_KEY).exists() & Attr(owner_attribute).eq(owner_sub)
 
 
-def is_visible(item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
-    return item is not None and (is_admin or item.get(OWNER_SUB) == caller_sub)
+def is_visible(
+    item: Mapping[str, object] | None, caller_sub: str, *, is_admin: bool = False, owner_attribute: str = OWNER_SUB
+) -> bool:
+    """The caller may see the item: it exists and is theirs, or the caller is an admin."""
+    return item is not None and (is_admin or item.get(owner_attribute) == caller_sub)
+
+
+Owned = TypeVar("Owned", bound=Mapping[str, object])
 
 
 def visible_or_refuse(
-    item: Item | None, caller_sub: str, refusal: Callable[[], NotFound], *, is_admin: bool = False
-) -> Item:
+    item: Owned | None, caller_sub: str, refusal: Callable[[], NotFound], *, is_admin: bool = False
+) -> Owned:
     """The item if the caller may see it; otherwise `refusal()`, the same for absent and not yours."""
     if item is None or not is_visible(item, caller_sub, is_admin=is_admin):
         raise refusal()

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextvars
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -24,6 +25,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.ids import now_iso
+from ddbguard.store.items import Entry, RequestMarker, RequestStamp, UpdateStamp
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
     CREATED_AT,
@@ -31,18 +33,26 @@ from ddbguard.store.schema import (
     KIND,
     LAST_REQUEST,
     LAST_REQUEST_FINGERPRINT,
+    MARKER_CALLER,
+    MARKER_ENTRIES,
+    MARKER_FINGERPRINT,
+    MARKER_RESPONSE,
+    MARKER_ROUTE,
+    MARKER_SETTLED,
     PARTITION_KEY,
     REQUEST_FINGERPRINT,
     TTL_ATTRIBUTE,
     VERSION,
 )
-from ddbguard.store.shapes import Action, Item, Key
+from ddbguard.store.shapes import Action, Key
 
 MARKER = "request marker"  # the marker's slot in a TransactionPlan
-RESPONSE = "response"
 # How long an Idempotency-Key is remembered for writes that do not move money (the IETF draft leaves it
 # to the server; 24 h as Stripe).
 KEY_LIFETIME_S = 24 * 3600
+
+# The reply a write hands back, kept in its marker and given again to a retry (a retry's comes from the table).
+Response = TypeVar("Response")
 
 # Set when the current request was answered from an earlier attempt's record (the edge says so
 # in `Idempotent-Replayed`): request-scoped, reset by the edge as each invocation begins.
@@ -62,33 +72,36 @@ def _replay() -> None:
     _replayed.set(True)
 
 
-def marker_item(identity: RequestIdentity, response: Any, *, expires: bool = True, **details: Any) -> Item:
-    """The marker; it expires with the Idempotency-Key (24 h) unless `expires=False` (money: kept, so a
-    late retry can never move money twice)."""
-    return {
+def marker_item(identity: RequestIdentity, response: object, *, entries: list[Entry] | None = None) -> RequestMarker:
+    """The marker. A plain one expires with the Idempotency-Key (24 h); a money movement's (`entries`: what it
+    wrote, their values settled into `after` later) is kept, so a late retry can never move money twice."""
+    marker: RequestMarker = {
         **keys.request_marker_key(identity.digest),
         KIND: "request",
-        "route": identity.route,
-        "callerSub": identity.caller,
-        "fingerprint": identity.fingerprint,
-        RESPONSE: response,
+        MARKER_ROUTE: identity.route,
+        MARKER_CALLER: identity.caller,
+        MARKER_FINGERPRINT: identity.fingerprint,
+        MARKER_RESPONSE: response,
         CREATED_AT: now_iso(),
-        **({TTL_ATTRIBUTE: int(time.time()) + KEY_LIFETIME_S} if expires else {}),
-        **details,
     }
+    if entries is None:
+        marker[TTL_ATTRIBUTE] = int(time.time()) + KEY_LIFETIME_S
+    else:
+        marker[MARKER_ENTRIES], marker[MARKER_SETTLED] = entries, {}
+    return marker
 
 
-def marker_put(identity: RequestIdentity, response: Any, *, expires: bool = True, **details: Any) -> Action:
+def marker_put(identity: RequestIdentity, response: object, *, entries: list[Entry] | None = None) -> Action:
     """The marker as one of the write's actions: it exists only if the write committed."""
-    return writes.put(marker_item(identity, response, expires=expires, **details), Attr(PARTITION_KEY).not_exists())
+    return writes.put(marker_item(identity, response, entries=entries), Attr(PARTITION_KEY).not_exists())
 
 
-def led_by_marker(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> TransactionPlan:
+def led_by_marker(plan: TransactionPlan, identity: RequestIdentity | None, response: object) -> TransactionPlan:
     """`plan` led by the request's marker (slot MARKER) when it has an Idempotency-Key."""
     return plan if identity is None else plan.prepend(MARKER, marker_put(identity, response))
 
 
-def commit_once(plan: TransactionPlan, identity: RequestIdentity | None, response: Any) -> tuple[bool, Any]:
+def commit_once(plan: TransactionPlan, identity: RequestIdentity | None, response: Response) -> tuple[bool, Response]:
     """Commit `plan` led by the request's marker (slot MARKER): (False, `response`) once committed, (True, the
     first response) when this request already wrote. Any other refusal raises PlanCancelled."""
     try:
@@ -100,30 +113,36 @@ def commit_once(plan: TransactionPlan, identity: RequestIdentity | None, respons
     return False, response
 
 
-def first_response(marker: Item | None, identity: RequestIdentity) -> Any:
+def first_response(marker: Mapping[str, object] | None, identity: RequestIdentity) -> Any:
     """The response stored by the request's first attempt; 422 when the key came with another request."""
-    if marker is None or marker.get("fingerprint") != identity.fingerprint:
+    if marker is None or marker.get(MARKER_FINGERPRINT) != identity.fingerprint:
         raise IdempotencyKeyReused()
     _replay()
-    return marker.get(RESPONSE)
+    return marker.get(MARKER_RESPONSE)
 
 
-def read_with_marker(key: Key, identity: RequestIdentity) -> tuple[Item | None, Item | None]:
-    """(the item, this request's marker) in one BatchGetItem: for writes that must read before writing,
-    so that a retry of one that went through answers from its marker with that single call."""
+def read_with_marker(
+    key: Key, identity: RequestIdentity, kind: type[reads.Kind]
+) -> tuple[reads.Kind | None, RequestMarker | None]:
+    """(the item, as the view `kind` of what `key` names; this request's marker) in one BatchGetItem: for writes
+    that must read before writing, so that a retry of one that went through answers from its marker with that
+    single call."""
     marker_key = keys.request_marker_key(identity.digest)
     found = {item[PARTITION_KEY]: item for item in reads.get_items([key, marker_key])}
-    return found.get(key[PARTITION_KEY]), found.get(marker_key[PARTITION_KEY])
+    return (
+        reads.as_kind(kind, found.get(key[PARTITION_KEY])),
+        reads.as_kind(RequestMarker, found.get(marker_key[PARTITION_KEY])),
+    )
 
 
-def request_stamp(identity: RequestIdentity | None) -> Item:
+def request_stamp(identity: RequestIdentity | None) -> RequestStamp:
     """Attributes a create adds: which request made the item (kept for audits and support)."""
     if identity is None:
         return {}
     return {CREATED_BY_REQUEST: identity.digest, REQUEST_FINGERPRINT: identity.fingerprint}
 
 
-def update_stamp(identity: RequestIdentity | None) -> Item:
+def update_stamp(identity: RequestIdentity | None) -> UpdateStamp:
     """SET values a single-item update adds, so its own retry recognises the change it made."""
     if identity is None:
         return {}
@@ -139,7 +158,7 @@ def not_stamped_by(identity: RequestIdentity | None) -> ConditionBase | None:
     return Attr(LAST_REQUEST).not_exists() | Attr(LAST_REQUEST).ne(identity.digest)
 
 
-def is_own_update(stored: Item | None, identity: RequestIdentity | None, expected: int) -> bool:
+def is_own_update(stored: Mapping[str, object] | None, identity: RequestIdentity | None, expected: int) -> bool:
     """True when `stored` is what this request's earlier attempt made of it: one version on, or at the version the
     client now expects (it sent the If-Match the first attempt answered). Another fingerprint is a reused key."""
     if stored is None or identity is None or stored.get(LAST_REQUEST) != identity.digest:

@@ -13,16 +13,17 @@ Not account-specific: any declared entity (`ddbguard.guards.entity`) uses the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.guards.entity import Entity
 from ddbguard.store import keys, writes
+from ddbguard.store.items import LockItem
 from ddbguard.store.plan import PlanCancelled
-from ddbguard.store.schema import KIND, LOCK_OWNER, PARTITION_KEY
-from ddbguard.store.shapes import Action, Item, Key
+from ddbguard.store.schema import KIND, LOCK_FIELD, LOCK_OWNER, LOCK_VALUE, PARTITION_KEY
+from ddbguard.store.shapes import Action, Key
 
 RELEASES = "lock releases"  # the plan slot of the locks a change gives up
 
@@ -45,18 +46,24 @@ def lock_slot(field: str) -> str:
     return f"lock:{field}"
 
 
-def protected_values(entity: Entity, values: Item) -> list[ProtectedValue]:
+def protected_values(entity: Entity, values: Mapping[str, object]) -> list[ProtectedValue]:
     """The entity's unique values found in `values` (a body or a stored item), in declaration order."""
     return [
-        ProtectedValue(unique.field, unique.lock_kind, values[unique.field])
+        ProtectedValue(unique.field, unique.lock_kind, value)
         for unique in entity.unique
-        if isinstance(values.get(unique.field), str)
+        if isinstance(value := values.get(unique.field), str)
     ]
 
 
-def lock_item(owner: str, protected: ProtectedValue) -> Item:
+def lock_item(owner: str, protected: ProtectedValue) -> LockItem:
     """The lock as stored. No timestamps: a retried transaction must render the same request."""
-    return {**protected.key, KIND: "lock", LOCK_OWNER: owner, "field": protected.field, "value": protected.value}
+    return {
+        **protected.key,
+        KIND: "lock",
+        LOCK_OWNER: owner,
+        LOCK_FIELD: protected.field,
+        LOCK_VALUE: protected.value,
+    }
 
 
 def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[Action]:

@@ -6,7 +6,7 @@ writer learns the current state from the failed write itself.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -27,12 +27,12 @@ def at_version(expected: int, condition: ConditionBase | None = None) -> Conditi
     return guard if condition is None else guard & condition
 
 
-def as_created(item: Item) -> Item:
+def as_created(item: Mapping[str, object]) -> dict[str, object]:
     """The item as a versioned create writes it."""
     return {**item, VERSION: FIRST_VERSION}
 
 
-def create_action(item: Item) -> Action:
+def create_action(item: Mapping[str, object]) -> Action:
     """Put a new item at version 0; never overwrites."""
     return writes.put(as_created(item), absent())
 
@@ -41,7 +41,7 @@ def update_action(
     key: Key,
     expected: int,
     *,
-    set_values: dict[str, Any] | None = None,
+    set_values: Mapping[str, object] | None = None,
     remove: tuple[str, ...] = (),
     condition: ConditionBase | None = None,
 ) -> Action:
@@ -59,7 +59,7 @@ def update_item(
     key: Key,
     expected: int,
     *,
-    set_values: dict[str, Any] | None = None,
+    set_values: Mapping[str, object] | None = None,
     remove: tuple[str, ...] = (),
     condition: ConditionBase | None = None,
 ) -> Item:

@@ -1,4 +1,4 @@
-"""Key builders: one function per item kind; nothing else in ddbguard spells a key.
+"""Key builders and parsers: one function per item kind; nothing else in ddbguard spells or takes apart a key.
 
 The public item formats are fixed (docs/data-model.md); the rest use their own prefixes.
 """
@@ -6,6 +6,7 @@ The public item formats are fixed (docs/data-model.md); the rest use their own p
 from __future__ import annotations
 
 import hashlib
+import re
 
 from ddbguard.store.confusables import lock_value
 from ddbguard.store.shapes import Key
@@ -53,11 +54,35 @@ def account_key(account_id: str) -> Key:
     return _key(account_partition(account_id), ACCOUNT_SORT)
 
 
+def lock_partition_pattern(kind: str) -> str:
+    """The IAM `dynamodb:LeadingKeys` pattern of one lock kind's items."""
+    return f"{LOCK_PREFIX}{kind}#*"
+
+
+def lock_parts(partition: str) -> tuple[str, str]:
+    """(kind, value) of a lock's partition key `UNIQ#<KIND>#<value>`; the value may contain '#'."""
+    kind, _, value = partition.removeprefix(LOCK_PREFIX).partition("#")
+    return kind, value
+
+
+def is_lock_key(partition: str, sort: object) -> bool:
+    return partition.startswith(LOCK_PREFIX) and sort == LOCK_SORT
+
+
 def lock_key(kind: str, normalised_value: str) -> Key:
     """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised. Look-alike
     spellings share one key: a non-ASCII value is keyed by its confusable skeleton (`ddbguard.store.confusables`),
     an ASCII one by itself."""
-    return _key(f"{LOCK_PREFIX}{kind}#{lock_value(normalised_value)}", LOCK_SORT)
+    return lock_key_of_partition(lock_partition(kind, lock_value(normalised_value)))
+
+
+def lock_partition(kind: str, keyed_value: str) -> str:
+    """`UNIQ#<KIND>#<value>` for a value already in its keyed form (`lock_value`'s, or a pseudonym's tag)."""
+    return f"{LOCK_PREFIX}{kind}#{keyed_value}"
+
+
+def lock_key_of_partition(partition: str) -> Key:
+    return _key(partition, LOCK_SORT)
 
 
 def balance_key(account_id: str) -> Key:
@@ -78,8 +103,18 @@ def unsettled_shards() -> tuple[str, ...]:
     return tuple(f"{shard:02d}" for shard in range(UNSETTLED_SHARDS))
 
 
+def account_id_of(partition: str) -> str | None:
+    """The account id of an `ACCT#<accountId>` partition key, else None."""
+    return partition.removeprefix(ACCOUNT_PREFIX) if partition.startswith(ACCOUNT_PREFIX) else None
+
+
 def entry_key(account_id: str, entry_id: str) -> Key:
     return _key(account_partition(account_id), f"{ENTRY_PREFIX}{entry_id}")
+
+
+def entry_id_of(sort: str) -> str | None:
+    """The entry id of a ledger entry's `TXN#<entryId>` sort key, else None."""
+    return sort.removeprefix(ENTRY_PREFIX) if sort.startswith(ENTRY_PREFIX) else None
 
 
 def hold_key(account_id: str, hold_id: str) -> Key:
@@ -105,3 +140,12 @@ def owner_index_partition(owner_sub: str) -> str:
 def owner_index_key(owner_sub: str, created_at: str, item_id: str, prefix: str = ACCOUNT_PREFIX) -> Key:
     """One item (an account by default) in its owner's list: sorts by kind, creation time (ISO 8601 UTC), id."""
     return _key(owner_index_partition(owner_sub), f"{prefix}{created_at}#{item_id}")
+
+
+# An owner-index sort key: `<item prefix><createdAt, ISO 8601 UTC>#<id>`.
+_OWNER_INDEX_SORT = re.compile(r"\d{4}-\d{2}-\d{2}T[0-9:.]+Z#[A-Za-z0-9_-]{1,64}")
+
+
+def is_owner_index_sort(sort: str, prefix: str = ACCOUNT_PREFIX) -> bool:
+    """True when `sort` is the sort key of an owner-index entry of the kind whose prefix is `prefix`."""
+    return sort.startswith(prefix) and _OWNER_INDEX_SORT.fullmatch(sort.removeprefix(prefix)) is not None

@@ -4,15 +4,30 @@ policy."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from boto3.dynamodb.conditions import ConditionBase
 
 from ddbguard.store.client import client, table_name
 from ddbguard.store.codec import from_item, to_item
 from ddbguard.store.expressions import condition_params, key_condition_params, projection_params
+from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Item, Key
 from ddbguard.store.transient import busy_when_transient
+
+# A typed view of one item kind (`ddbguard.store.items`).
+Kind = TypeVar("Kind")
+
+
+def as_kind(kind: type[Kind], item: Item | None) -> Kind | None:
+    """An item read from the table, as the view of its kind. The key it was read by names the kind, and a view
+    costs nothing at runtime, so nothing is checked here: pass only an item read by a key of that kind."""
+    return cast(Kind | None, item)
+
+
+def get_item_as(kind: type[Kind], key: Key) -> Kind | None:
+    """`get_item` (consistent), as the view of the kind `key` names."""
+    return as_kind(kind, get_item(key))
 
 
 def get_item(key: Key, *, consistent: bool = True, attributes: tuple[tuple[str, ...], ...] = ()) -> Item | None:
@@ -47,7 +62,7 @@ def query_page(
         response = client().query(**request)
     items = [from_item(item) or {} for item in response.get("Items", [])]
     last = from_item(response.get("LastEvaluatedKey"))
-    return items, (Key(PK=last["PK"], SK=last["SK"]) if last else None)
+    return items, (Key(PK=last[PARTITION_KEY], SK=last[SORT_KEY]) if last else None)
 
 
 def index_pages(index: str, condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:

@@ -1,7 +1,9 @@
-"""The table's key schema and every attribute name more than one module uses (one place, one spelling).
+"""The table's key schema and every attribute name the layer writes or reads (one place, one spelling).
 
 Key attributes are fixed (docs/data-model.md); the stack (infra/constants.py) repeats these names and a test
-checks they agree.
+checks they agree. The typed views of stored items (`ddbguard.store.items`) declare these same names as their
+fields; tests/unit/test_attribute_names.py holds the two together and finds any attribute name spelled as a raw
+string elsewhere in the layer.
 """
 
 from typing import Final
@@ -32,7 +34,7 @@ LOCK_OWNER: Final = "owner"
 CLEARED: Final = "clearedCents"
 HELD: Final = "holdCents"
 AVAILABLE: Final = "availableCents"
-PENDING: Final = "pending"
+UNSETTLED_VALUES: Final = "pending"  # entry id -> its exact availableCentsAfter, until settled
 AMOUNT: Final = "amountCents"
 AVAILABLE_AFTER: Final = "availableCentsAfter"
 # The sparse index of balances that wait for settlement (the sweeper's only read): a balance carries both
@@ -45,3 +47,36 @@ UNSETTLED_SINCE: Final = "unsettledSince"
 REQUEST_DIGEST: Final = "requestDigest"
 # Orders and holds.
 STATUS: Final = "status"
+
+# Ids: an item's own (`<kind>Id`), and the account an item belongs to or names.
+ACCOUNT_ID: Final = "accountId"
+ORDER_ID: Final = "orderId"
+HOLD_ID: Final = "holdId"
+ENTRY_ID: Final = "entryId"
+TRANSFER_ID: Final = "transferId"
+# Accounts.
+EMAIL: Final = "email"
+USERNAME: Final = "username"
+DISPLAY_NAME: Final = "displayName"
+# Ledger entries: what moved, and the item on the other side.
+ENTRY_TYPE: Final = "type"
+COUNTERPARTY_ACCOUNT_ID: Final = "counterpartyAccountId"
+# Holds: which request settled it (capture or release).
+SETTLED_BY_REQUEST: Final = "settledByRequest"
+# Orders: the lines and their total.
+ORDER_LINES: Final = "items"
+TOTAL: Final = "totalCents"
+SKU: Final = "sku"
+QUANTITY: Final = "quantity"
+UNIT_PRICE: Final = "unitPriceCents"
+# Lock items: which field of the owner the value belongs to, and the value (normalised).
+LOCK_FIELD: Final = "field"
+LOCK_VALUE: Final = "value"
+# Request markers: who asked what on which route, the first response, and a money movement's entries with
+# their settled `availableCentsAfter` values (entry id -> value).
+MARKER_ROUTE: Final = "route"
+MARKER_CALLER: Final = "callerSub"
+MARKER_FINGERPRINT: Final = "fingerprint"
+MARKER_RESPONSE: Final = "response"
+MARKER_ENTRIES: Final = "entries"
+MARKER_SETTLED: Final = "after"

@@ -66,7 +66,7 @@ def _guarded(action: dict[str, Any], condition: ConditionBase | None) -> dict[st
     return action
 
 
-def put(item: Item, condition: ConditionBase | None = None) -> Action:
+def put(item: Mapping[str, object], condition: ConditionBase | None = None) -> Action:
     return {"Put": _guarded({"TableName": table_name(), "Item": to_item(item)}, condition)}
 
 
@@ -164,10 +164,6 @@ def _single_write(operation: str, request: dict[str, Any]) -> dict[str, Any]:
             raise ConditionFailed(from_item(error.response.get("Item"))) from None  # type: ignore[arg-type]
         transient.permanent(operation, [transient.error_code(error)])  # counted and logged; the ClientError stays
         raise
-
-
-def conditional_put(item: Item, condition: ConditionBase) -> None:
-    _single_write("put_item", put(item, condition)["Put"])
 
 
 def conditional_update(

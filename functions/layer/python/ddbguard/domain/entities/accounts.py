@@ -3,7 +3,7 @@
 from ddbguard.domain.normalize import EMAIL, HANDLE
 from ddbguard.domain.projections import ACCOUNT_FIELDS
 from ddbguard.guards.entity import Entity, Unique
-from ddbguard.store import keys
+from ddbguard.store import keys, schema
 
 # ACCT#<accountId> / PROFILE (the published keys of docs/data-model.md, not the kind's defaults); 404 account_not_found.
 ACCOUNT = Entity(
@@ -11,7 +11,7 @@ ACCOUNT = Entity(
     ACCOUNT_FIELDS,
     prefix=keys.ACCOUNT_PREFIX,
     sort=keys.ACCOUNT_SORT,
-    unique=(Unique("email", EMAIL), Unique("username", HANDLE, lock="HANDLE")),
+    unique=(Unique(schema.EMAIL, EMAIL), Unique(schema.USERNAME, HANDLE, lock="HANDLE")),
     owner_index=True,
     admin_reads=True,
 )

@@ -1,0 +1,95 @@
+"""Every attribute name is spelled once: in `ddbguard.store.schema`, whose constants the layer uses.
+
+The typed views of stored items (`ddbguard.store.items`) declare the same names as their fields (a TypedDict's
+fields cannot be named by constants), so every field there must be a schema name; and no other module of the
+layer may spell an attribute name as a raw string, where a typo would write another attribute unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+import typing
+from pathlib import Path
+
+from ddbguard.store import items, schema
+
+LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python" / "ddbguard"
+DECLARATIONS = {LAYER / "store" / "schema.py", LAYER / "store" / "items.py"}
+# The shared kernel imports no floor (tests/unit/test_layer_boundaries.py), so it cannot import the schema: its
+# problem extensions name the public fields they carry.
+KERNEL = {LAYER / "errors.py"}
+
+ATTRIBUTE_NAMES = {value for name, value in vars(schema).items() if name.isupper() and isinstance(value, str)}
+
+
+def _stored_item_views() -> list[type]:
+    return [
+        value
+        for value in vars(items).values()
+        if isinstance(value, type) and typing.is_typeddict(value) and value.__module__ == items.__name__
+    ]
+
+
+def test_every_field_of_a_stored_item_is_a_schema_attribute_name():
+    undeclared = {
+        f"{view.__name__}.{field}"
+        for view in _stored_item_views()
+        for field in view.__annotations__
+        if field not in ATTRIBUTE_NAMES
+    }
+    assert _stored_item_views() and undeclared == set()
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _unique_kind_names(tree: ast.AST) -> set[int]:
+    """A unique kind's name (`UniqueKind("email", ...)`) names a kind of value, not an attribute."""
+    return {
+        id(node.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "UniqueKind"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    }
+
+
+def raw_attribute_names(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, name) of every string literal in `source` that is one of `names`, docstrings and kind names aside."""
+    tree = ast.parse(source)
+    ignored = _docstrings(tree) | _unique_kind_names(tree)
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+        if id(node) not in ignored
+    )
+
+
+def test_no_module_of_the_layer_spells_an_attribute_name_as_a_raw_string():
+    found = [
+        f"{path.relative_to(LAYER)}:{line}: {name!r}"
+        for path in sorted(LAYER.rglob("*.py"))
+        if path not in DECLARATIONS | KERNEL
+        for line, name in raw_attribute_names(path.read_text(encoding="utf-8"), ATTRIBUTE_NAMES)
+    ]
+    assert found == []
+
+
+def test_the_check_finds_a_raw_attribute_name():
+    """Not vacuous: a literal key, a condition on a raw name and a subscript are all found; a docstring is not."""
+    source = '''"""accountId in a docstring is prose."""
+item = {"accountId": "a", KIND: "x"}
+condition = Attr("pending").exists()
+value = item["version"]
+'''
+    assert raw_attribute_names(source, ATTRIBUTE_NAMES) == [(2, "accountId"), (3, "pending"), (4, "version")]
