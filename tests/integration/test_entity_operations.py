@@ -1,8 +1,11 @@
-"""An entity declared here, in the test file, gets the guards with no other edit, against DynamoDB Local.
+"""guards/entity_operations.py: create, get, versioned update and delete for any declared entity.
+
+An entity declared here, in the test file, gets the guards with no other edit, against DynamoDB Local.
 
 `GADGET` is owner-scoped and versioned, with one case-insensitive unique code (`sku`). Through the generic
 operations it is created, read, updated and deleted with every guarantee the built-in entities have; real
-threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind.
+threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind. An account delete racing deposits never loses money
+(the delete's `checks`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,23 @@
 """guards/ownership.py in the writes: another caller's resource answers as an absent one and nothing changes.
 
-The owner check is part of each write's own condition (tests/unit/test_ownership.py tests the condition alone).
+The owner check is part of each write's own condition (tests/unit/test_ownership.py tests the condition alone), so
+a foreign caller's writes racing the owner's own never land.
 """
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from ddbguard.store import keys
 from tests.integration.test_accounts import sign_up
 from tests.integration.test_orders import new_order, order_path, stored_order
 from tests.support.ledger_invariants import assert_ledger_invariants
 from tests.support.ledger_requests import move
 from tests.support.ledger_seed import open_funded_ledger
-from tests.support.table_reads import lock_owner
+from tests.support.table_reads import lock_owner, raw_item
+
+RACERS = 10
 
 
 def test_someone_elses_account_answers_404_and_nothing_changes(api, raw_client, uid):
@@ -73,3 +80,38 @@ def test_someone_elses_order_is_404_on_every_write_and_unchanged(api, raw_client
         assert reply.status == 404
         assert reply.code == "order_not_found"
     assert stored_order(raw_client, order["orderId"]) == before
+
+
+def test_a_strangers_writes_racing_the_owners_deposits_never_land(api, raw_client, uid):
+    owner, stranger = f"owner-{uid}", f"mallory-{uid}"
+    account_id = open_funded_ledger(api, raw_client, owner, deposit=1_000)
+    account_before = raw_item(raw_client, keys.account_key(account_id))
+    path = f"/accounts/{account_id}"
+    foreign_writes = [
+        lambda: move(api, account_id, "withdrawals", 1, stranger),
+        lambda: move(api, account_id, "holds", 1, stranger),
+        lambda: api.patch(path, {"displayName": "pwned"}, sub=stranger, if_match=0),
+        lambda: api.delete(path, sub=stranger, if_match=0),
+    ]
+    start = threading.Barrier(2 * RACERS)
+
+    def owner_deposits(_: int):
+        start.wait()
+        return move(api, account_id, "deposits", 10, owner)
+
+    def stranger_writes(i: int):
+        start.wait()
+        return foreign_writes[i % len(foreign_writes)]()
+
+    with ThreadPoolExecutor(max_workers=2 * RACERS) as pool:
+        deposits = [pool.submit(owner_deposits, i) for i in range(RACERS)]
+        foreign = [pool.submit(stranger_writes, i) for i in range(RACERS)]
+        deposit_replies = [f.result() for f in deposits]
+        foreign_replies = [f.result() for f in foreign]
+
+    assert [r.status for r in deposit_replies] == [201] * RACERS
+    assert {r.status for r in foreign_replies} == {404}, [(r.status, r.code) for r in foreign_replies]
+    snapshot = assert_ledger_invariants(raw_client, account_id)
+    assert (snapshot.cleared, snapshot.held) == (1_000 + 10 * RACERS, 0)
+    assert sorted({e["type"] for e in snapshot.entries}) == ["deposit"] and snapshot.holds == []
+    assert raw_item(raw_client, keys.account_key(account_id)) == account_before
