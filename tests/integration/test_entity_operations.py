@@ -4,8 +4,8 @@ An entity declared here, in the test file, gets the guards with no other edit, a
 
 `GADGET` is owner-scoped and versioned, with one case-insensitive unique code (`sku`). Through the generic
 operations it is created, read, updated and deleted with every guarantee the built-in entities have; real
-threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind. An account delete racing deposits never loses money
-(the delete's `checks`).
+threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind.
+An account delete racing deposits never loses money (the delete's `checks`).
 """
 
 from __future__ import annotations
