@@ -29,7 +29,7 @@ def test_a_twin_sent_while_the_first_is_in_flight_gets_the_same_answer_and_no_se
     """No separate INPROGRESS record: whichever twin's write lands first wins, the other replays it."""
     account = open_funded_ledger(api, raw_client, "alice", 0)
     release = threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as pool, blocked_writes(ddb_client, release) as entered:
+    with ThreadPoolExecutor(max_workers=1) as pool, blocked_writes(ddb_client, release, holding=1) as entered:
         first = pool.submit(_deposit, api, account, 90, f"k-{uid}")
         assert entered.wait(10)
         second = _deposit(api, account, 90, f"k-{uid}")
