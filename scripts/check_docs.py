@@ -27,7 +27,8 @@ Module lists: a list that says it names every module of a folder is marked, in M
 line. The list must name every module of that folder (its Python files and its packages; `<folder>/*.py` for the
 files alone, `<folder>/*/` for the packages alone), and each name it gives in a diagram, or backticked in a
 paragraph, must be a module of ours. The documents in MODULE_LISTS must carry one for each folder named there,
-so a new module fails until the page that lays out its folder names it.
+so a new module fails until the page that lays out its folder names it; and an unmarked paragraph or diagram line
+(README.md, docs/, tests/README.md) that names most of a layer folder's modules must be marked.
 
 And nothing refers to a document the reader of the repository cannot open: no phrase of OUTSIDE below (the rulebook
 or tracker items by name), and every http(s) URL is an example one (localhost, 127.0.0.1, a host under example.com,
@@ -328,12 +329,19 @@ def module_list_findings(root: Path, file: Path, repo: Repository) -> Iterator[F
     """Each marked module list names every module of its folder, and nothing that is no module of ours."""
     lines = file.read_text(encoding="utf-8").splitlines()
     marked: set[str] = set()
+    covered: set[int] = set()  # lines inside a marked list
     for index, line in enumerate(lines):
         mark = MODULE_LIST_MARK.match(line)
         if not mark:
             continue
         folder, mermaid = mark.group(1), line.lstrip().startswith("%%")
         marked.add(folder)
+        end = (
+            index + 2
+            if mermaid
+            else next((j for j in range(index + 1, len(lines)) if not lines[j].strip()), len(lines))
+        )
+        covered.update(range(index + 1, end))
         names = modules_of(root, folder)
         if names is None:
             yield Finding(file, index + 1, f"module list of {folder}: no such folder")
@@ -358,6 +366,35 @@ def module_list_findings(root: Path, file: Path, repo: Repository) -> Iterator[F
     for folder in wanted:
         if folder not in marked:
             yield Finding(file, 1, f"no module list of {folder} (mark one with <!-- modules: {folder} -->)")
+    yield from _unmarked_list_findings(root, file, lines, covered)
+
+
+def _unmarked_list_findings(root: Path, file: Path, lines: list[str], covered: set[int]) -> Iterator[Finding]:
+    """A paragraph or diagram line that names most of a layer folder's modules is a module list: it must be marked,
+    so that it is held complete."""
+    folders = {folder: modules_of(root, folder) or set() for folder in MODULE_LISTS.get("docs/architecture.md", ())}
+    start = 0
+    blocks: list[tuple[int, str, bool]] = []
+    for index, line in enumerate([*lines, ""]):
+        if MERMAID_LABEL.search(line):
+            blocks.append((index, line, True))
+        if not line.strip():
+            blocks.append((start, "\n".join(lines[start:index]), False))
+            start = index + 1
+    for first, block, mermaid in blocks:
+        block_lines = range(first, first + 1) if mermaid else range(first, first + block.count("\n") + 1)
+        if covered.intersection(block_lines):
+            continue
+        named = listed_names(block, mermaid=mermaid) | {
+            span.removesuffix(".py") for span in BACKTICKED.findall(block) if re.fullmatch(r"[a-z_]+\.py", span)
+        }
+        for folder, names in folders.items():
+            if len(names & named) >= 4 and len(names & named) * 4 >= len(names) * 3:
+                yield Finding(
+                    file,
+                    first + 1,
+                    f"names most modules of {folder}: mark it <!-- modules: {folder} --> and complete it",
+                )
 
 
 def check_name(span: str, repo: Repository, *, markdown: bool = False) -> str | None:

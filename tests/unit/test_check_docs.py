@@ -169,3 +169,16 @@ def test_the_architecture_page_must_carry_a_module_list_of_each_layer_folder(rep
     found = findings(repo)
     assert "docs/architecture.md:1: no module list of functions/layer/python/ddbguard/guards" in " ".join(found)
     assert not any("ddbguard/store (mark" in line for line in found), found
+
+
+def test_an_unmarked_paragraph_naming_most_modules_of_a_layer_folder_must_be_marked(repo: Path) -> None:
+    store = repo / "functions/layer/python/ddbguard/store"
+    for name in ("reads", "writes", "plan", "codec"):
+        (store / f"{name}.py").write_text(f'"""{name}."""\n')
+    (repo / "docs" / "layout.md").write_text("The store: `keys`, `reads`, `writes` and `plan`.\n")
+    assert findings(repo) == [
+        "docs/layout.md:1: names most modules of functions/layer/python/ddbguard/store: mark it "
+        "<!-- modules: functions/layer/python/ddbguard/store --> and complete it"
+    ]
+    (repo / "docs" / "layout.md").write_text("The store: `keys` and `reads`, among others.\n")
+    assert findings(repo) == []
