@@ -20,7 +20,8 @@ backticked span is judged by its shape:
 
 Outside backticks too, in comments, docstrings and Markdown: a path to a Python file (`ddbguard/store/keys.py`) or
 a dotted name rooted in the layer's packages (`ddbguard.domain.pseudonyms`) must exist, so a moved module cannot
-live on in a sentence that forgot its backticks.
+live on in a sentence that forgot its backticks. A Markdown link to a file (`[decisions](decisions.md)`) must reach
+one, relative to the page.
 
 Module lists: a list that says it names every module of a folder is marked, in Markdown with
 `<!-- modules: <folder> -->` before its paragraph, in a Mermaid diagram with `%% modules: <folder>` before its
@@ -73,6 +74,8 @@ MAKE = re.compile(r"^make ([a-z][a-z0-9-]*)\b")
 # A path to a Python file or a dotted layer name written without backticks (inside backticks the rules above apply).
 BARE_PATH = re.compile(r"(?<![\w/.`<{-])((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_]+\.py)\b(?!`)")
 BARE_DOTTED = re.compile(r"(?<![\w.`/])(ddbguard(?:_api)?(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w`(])")
+# A Markdown link to a file of the repository: [text](relative/path#anchor).
+RELATIVE_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)(?:#[^)\s]*)?\)")
 MODULE_LIST_MARK = re.compile(r"^\s*(?:<!--|%%)\s*modules:\s*(\S+?)\s*(?:-->)?\s*$")
 MERMAID_LABEL = re.compile(r'\["([^"]*)"\]')
 # Documents that lay out the layer, and the folders each must carry a complete module list of.
@@ -287,6 +290,10 @@ def check_passage(passage: Passage, repo: Repository) -> Iterator[Finding]:
             if problem:
                 yield Finding(passage.path, number, problem)
         outside_backticks = BACKTICKED.sub("", line)
+        if passage.path.suffix == ".md":
+            for target in RELATIVE_LINK.findall(outside_backticks):
+                if not (passage.path.parent / target).exists():
+                    yield Finding(passage.path, number, f"link to {target}: no such file")
         for path in BARE_PATH.findall(outside_backticks):
             if not repo.path_exists(path) and not path.startswith(("http", "www.")):
                 yield Finding(passage.path, number, f"{path}: no such path")

@@ -87,6 +87,7 @@ def test_a_stale_path_in_the_real_tree_fails(tmp_path: Path) -> None:
         ("14 of 21 handlers meet it", "a figure `make bench` measures (14 of 21 handlers)"),
         ("keys are built in ddbguard/keys.py, as before", "ddbguard/keys.py: no such path"),
         ("logged as keyed hashes (ddbguard.pseudonyms)", "ddbguard.pseudonyms: no such module or attribute"),
+        ("see [the decisions](decisions.md#tables)", "link to decisions.md: no such file"),
     ],
 )
 def test_each_rule_fails_on_its_stale_passage(repo: Path, text: str, expected: str) -> None:
