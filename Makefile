@@ -261,4 +261,4 @@ soak: install
 	DDBGUARD_FAULT_TRIALS=200 $(PY) -m pytest tests/integration/test_idempotency_faults.py -q
 
 clean:
-	rm -rf cdk.out .pytest_cache .ruff_cache .local/layers
+	rm -rf cdk.out .pytest_cache .ruff_cache .local/layers .coverage
