@@ -32,7 +32,7 @@ from ddbguard_api.problems import problem_document
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
 
 # Partition-key patterns of the table (IAM `StringLike` syntax), the values the stack puts in each function's
-# `dynamodb:LeadingKeys` condition. A test checks them against ddbguard/keys.py, which builds every key.
+# `dynamodb:LeadingKeys` condition. A test checks them against ddbguard/store/keys.py, which builds every key.
 ACCOUNTS = ACCOUNT.partition_pattern  # account profile, ledger balance, entries and holds share the partition
 EMAIL_LOCKS = ACCOUNT.lock_pattern("email")
 USERNAME_LOCKS = ACCOUNT.lock_pattern("username")

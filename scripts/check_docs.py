@@ -18,6 +18,19 @@ backticked span is judged by its shape:
   is one an entity declaration derives from its kind (`Entity("team", ...)`: `TEAM#`);
 - other spans with spaces, placeholders or marks (`<id>`, `{x}`, `...`) are commands, routes or values: skipped.
 
+Outside backticks too, in comments, docstrings and Markdown: a path to a Python file (`ddbguard/store/keys.py`) or
+a dotted name rooted in the layer's packages (`ddbguard.domain.pseudonyms`) must exist, so a moved module cannot
+live on in a sentence that forgot its backticks. A Markdown link to a file (`[decisions](decisions.md)`) must reach
+one, relative to the page.
+
+Module lists: a list that says it names every module of a folder is marked, in Markdown with
+`<!-- modules: <folder> -->` before its paragraph, in a Mermaid diagram with `%% modules: <folder>` before its
+line. The list must name every module of that folder (its Python files and its packages; `<folder>/*.py` for the
+files alone, `<folder>/*/` for the packages alone), and each name it gives in a diagram, or backticked in a
+paragraph, must be a module of ours. The documents in MODULE_LISTS must carry one for each folder named there,
+so a new module fails until the page that lays out its folder names it; and an unmarked paragraph or diagram line
+(README.md, docs/, tests/README.md) that names most of a layer folder's modules must be marked.
+
 And nothing refers to a document the reader of the repository cannot open: no phrase of OUTSIDE below (the rulebook
 or tracker items by name), and every http(s) URL is an example one (localhost, 127.0.0.1, a host under example.com,
 or ending in .example, .invalid or .test, or holding a `{placeholder}` or `<placeholder>`).
@@ -58,6 +71,25 @@ DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 KEY_PREFIX = re.compile(r"^([A-Z][A-Z_]*#)")
 CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)\(\)$")
 MAKE = re.compile(r"^make ([a-z][a-z0-9-]*)\b")
+# A path to a Python file or a dotted layer name written without backticks (inside backticks the rules above apply).
+BARE_PATH = re.compile(r"(?<![\w/.`<{-])((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_]+\.py)\b(?!`)")
+BARE_DOTTED = re.compile(r"(?<![\w.`/])(ddbguard(?:_api)?(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w`(])")
+# A Markdown link to a file of the repository: [text](relative/path#anchor).
+RELATIVE_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)(?:#[^)\s]*)?\)")
+MODULE_LIST_MARK = re.compile(r"^\s*(?:<!--|%%)\s*modules:\s*(\S+?)\s*(?:-->)?\s*$")
+MERMAID_LABEL = re.compile(r'\["([^"]*)"\]')
+# Documents that lay out the layer, and the folders each must carry a complete module list of.
+LAYER_FOLDER = "functions/layer/python"
+MODULE_LISTS = {
+    "docs/architecture.md": (
+        f"{LAYER_FOLDER}/ddbguard_api",
+        f"{LAYER_FOLDER}/ddbguard/domain",
+        f"{LAYER_FOLDER}/ddbguard/guards",
+        f"{LAYER_FOLDER}/ddbguard/store",
+        f"{LAYER_FOLDER}/ddbguard/*.py",
+        "functions/*/",
+    ),
+}
 URL = re.compile(r"https?://[^\s)\"'`>\],}\[]+(?:\}[^\s)\"'`>\],\[]*)?")
 EXAMPLE_HOST = re.compile(
     r"^(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|(.+\.)?example\.(com|org|net)|.+\.(example|invalid|test|localhost))"
@@ -223,8 +255,9 @@ def _make_targets(makefile: Path) -> set[str]:
 
 
 def markdown_passages(root: Path) -> Iterator[Passage]:
-    for file in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
-        yield Passage(file, 1, file.read_text(encoding="utf-8"))
+    for file in [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "tests" / "README.md"]:
+        if file.exists():
+            yield Passage(file, 1, file.read_text(encoding="utf-8"))
 
 
 def python_passages(file: Path) -> Iterator[Passage]:
@@ -256,6 +289,119 @@ def check_passage(passage: Passage, repo: Repository) -> Iterator[Finding]:
             problem = check_name(span.strip(), repo, markdown=passage.path.suffix == ".md")
             if problem:
                 yield Finding(passage.path, number, problem)
+        outside_backticks = BACKTICKED.sub("", line)
+        if passage.path.suffix == ".md":
+            for target in RELATIVE_LINK.findall(outside_backticks):
+                if not (passage.path.parent / target).exists():
+                    yield Finding(passage.path, number, f"link to {target}: no such file")
+        for path in BARE_PATH.findall(outside_backticks):
+            if not repo.path_exists(path) and not path.startswith(("http", "www.")):
+                yield Finding(passage.path, number, f"{path}: no such path")
+        for dotted in BARE_DOTTED.findall(outside_backticks):
+            if repo.module_attribute_exists(dotted) is False:
+                yield Finding(passage.path, number, f"{dotted}: no such module or attribute")
+
+
+# --- module lists --------------------------------------------------------------------------------------------
+
+
+def modules_of(root: Path, folder: str) -> set[str] | None:
+    """The module names a folder holds: its .py files (but __init__) and its packages; None if it is no folder."""
+    files_only, packages_only = folder.endswith("/*.py"), folder.endswith("/*/")
+    directory = root / folder.removesuffix("/*.py").removesuffix("/*/").rstrip("/")
+    if not directory.is_dir():
+        return None
+    names: set[str] = set()
+    if not packages_only:
+        names |= {file.stem for file in directory.glob("*.py") if file.stem != "__init__"}
+    if not files_only:
+        names |= {sub.name for sub in directory.iterdir() if (sub / "__init__.py").is_file()}
+    return names
+
+
+def listed_names(block: str, *, mermaid: bool) -> set[str]:
+    """The names a list gives: each ` - ` or `<br/>` separated part of a diagram label, or each backticked word."""
+    if mermaid:
+        parts = (
+            part
+            for label in MERMAID_LABEL.findall(block)
+            for line in label.split("<br/>")
+            for part in line.split(" - ")
+        )
+        return {part.strip() for part in parts if re.fullmatch(r"[a-z_][a-z0-9_]*", part.strip())}
+    return {span for span in BACKTICKED.findall(block) if re.fullmatch(r"[a-z_][a-z0-9_]*", span)}
+
+
+def module_list_findings(root: Path, file: Path, repo: Repository) -> Iterator[Finding]:
+    """Each marked module list names every module of its folder, and nothing that is no module of ours."""
+    lines = file.read_text(encoding="utf-8").splitlines()
+    marked: set[str] = set()
+    covered: set[int] = set()  # lines inside a marked list
+    for index, line in enumerate(lines):
+        mark = MODULE_LIST_MARK.match(line)
+        if not mark:
+            continue
+        folder, mermaid = mark.group(1), line.lstrip().startswith("%%")
+        marked.add(folder)
+        end = (
+            index + 2
+            if mermaid
+            else next((j for j in range(index + 1, len(lines)) if not lines[j].strip()), len(lines))
+        )
+        covered.update(range(index + 1, end))
+        names = modules_of(root, folder)
+        if names is None:
+            yield Finding(file, index + 1, f"module list of {folder}: no such folder")
+            continue
+        if mermaid:
+            block = lines[index + 1] if index + 1 < len(lines) else ""
+        else:
+            end = next((j for j in range(index + 1, len(lines)) if not lines[j].strip()), len(lines))
+            block = "\n".join(lines[index + 1 : end])
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", block))
+        for name in sorted(names - words):
+            yield Finding(file, index + 2, f"module list of {folder} misses `{name}`")
+        known = (
+            names
+            | set(repo.by_file_name)
+            | repo.top_level
+            | {sub.name for sub in (root / "functions").glob("*/") if (sub / "__init__.py").is_file()}
+        )
+        for name in sorted(listed_names(block, mermaid=mermaid) - (names if mermaid else known)):
+            yield Finding(file, index + 2, f"module list of {folder} names `{name}`, which is not one of its modules")
+    wanted = MODULE_LISTS.get(file.relative_to(root).as_posix(), ())
+    for folder in wanted:
+        if folder not in marked:
+            yield Finding(file, 1, f"no module list of {folder} (mark one with <!-- modules: {folder} -->)")
+    yield from _unmarked_list_findings(root, file, lines, covered)
+
+
+def _unmarked_list_findings(root: Path, file: Path, lines: list[str], covered: set[int]) -> Iterator[Finding]:
+    """A paragraph or diagram line that names most of a layer folder's modules is a module list: it must be marked,
+    so that it is held complete."""
+    folders = {folder: modules_of(root, folder) or set() for folder in MODULE_LISTS.get("docs/architecture.md", ())}
+    start = 0
+    blocks: list[tuple[int, str, bool]] = []
+    for index, line in enumerate([*lines, ""]):
+        if MERMAID_LABEL.search(line):
+            blocks.append((index, line, True))
+        if not line.strip():
+            blocks.append((start, "\n".join(lines[start:index]), False))
+            start = index + 1
+    for first, block, mermaid in blocks:
+        block_lines = range(first, first + 1) if mermaid else range(first, first + block.count("\n") + 1)
+        if covered.intersection(block_lines):
+            continue
+        named = listed_names(block, mermaid=mermaid) | {
+            span.removesuffix(".py") for span in BACKTICKED.findall(block) if re.fullmatch(r"[a-z_]+\.py", span)
+        }
+        for folder, names in folders.items():
+            if len(names & named) >= 4 and len(names & named) * 4 >= len(names) * 3:
+                yield Finding(
+                    file,
+                    first + 1,
+                    f"names most modules of {folder}: mark it <!-- modules: {folder} --> and complete it",
+                )
 
 
 def check_name(span: str, repo: Repository, *, markdown: bool = False) -> str | None:
@@ -344,6 +490,12 @@ def check_repository(root: Path = ROOT) -> list[Finding]:
             *(f for passage in passages for f in check_passage(passage, repo)),
             *strings,
             *measured_figure_findings(root),
+            *(
+                f
+                for passage in passages
+                if passage.path.suffix == ".md"
+                for f in module_list_findings(root, passage.path, repo)
+            ),
         ]
     ]
 

@@ -8,7 +8,7 @@ recursive-loop detection to stop), and a failed invocation is retried by the sta
 checkpoint, not from the segment's start. A segment that still fails ends as not covered; the run's last step
 (`{"segments": [...]}`) emits `LockAuditUncoveredSegments`, which alarms when a run did not cover the whole table.
 
-Each finding is logged with its value and lock key as keyed hashes (ddbguard.pseudonyms), never the email or
+Each finding is logged with its value and lock key as keyed hashes (ddbguard.domain.pseudonyms), never the email or
 username itself; nothing the audit returns reaches the trace. `LockAuditFinding` and `LockAuditUnrepaired` counts
 go to CloudWatch from every invocation, so an alarm can fire when a finding could not be repaired (two accounts
 claiming one value).

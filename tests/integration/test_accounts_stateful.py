@@ -9,12 +9,9 @@ from __future__ import annotations
 import os
 import uuid
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
-
-pytestmark = pytest.mark.slow
 
 CALLERS = ("alice", "bob", "carol")
 POOL = 4  # emails and usernames per example: small, so values collide

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-
-from ddbguard.domain import holds
-from ddbguard.errors import IdempotencyKeyReused
-from ddbguard.guards.request_identity import RequestIdentity
 from tests.support.ledger_invariants import assert_ledger_invariants, balance_of
-from tests.support.ledger_requests import move, new_key, settle
+from tests.support.ledger_requests import move, settle
 from tests.support.ledger_seed import open_funded_ledger
 
 
@@ -61,20 +56,3 @@ def test_a_hold_needs_the_funds(api, raw_client, uid):
     assert (reply.json["availableCents"], reply.json["requestedCents"]) == (100, 101)
     snapshot = assert_ledger_invariants(raw_client, account_id)
     assert (snapshot.holds, len(snapshot.entries)) == ([], 1)
-
-
-def test_the_request_marker_replays_even_without_the_idempotency_record(api, raw_client, uid):
-    """The write itself is idempotent: calling the layer twice with one identity writes one entry."""
-    sub = f"owner-{uid}"
-    account_id = open_funded_ledger(api, raw_client, sub, deposit=1_000)
-    route = "POST /accounts/{accountId}/ledger/holds"
-    identity = RequestIdentity(sub, route, new_key(), "fingerprint-a")
-
-    first = holds.place_hold(account_id, sub, 400, identity)
-    again = holds.place_hold(account_id, sub, 400, identity)
-
-    assert again == first
-    with pytest.raises(IdempotencyKeyReused):
-        holds.place_hold(account_id, sub, 400, RequestIdentity(sub, route, identity.key, "fingerprint-b"))
-    snapshot = assert_ledger_invariants(raw_client, account_id)
-    assert (len(snapshot.holds), len(snapshot.entries_of("hold")), snapshot.held) == (1, 1, 400)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,7 +12,7 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys
 from local.scenarios import balance
 from tests.support.call_counter import counting_calls
-from tests.support.faults import SimulatedCrash, blocked_writes, crash_after_write
+from tests.support.faults import SimulatedCrash, crash_after_write
 from tests.support.ledger_seed import open_funded_ledger, seed_account
 from tests.support.settlement import settle_all
 from tests.support.table_reads import raw_item
@@ -116,35 +114,6 @@ def test_another_callers_identical_key_is_independent(api, raw_client, uid):
     b = _deposit(api, bob_account, 40, f"shared-{uid}", sub="bob")
     assert a.status == b.status == 201 and a.json["entryId"] != b.json["entryId"]
     assert balance(api, "bob", bob_account)["clearedCents"] == 40
-
-
-def test_a_twin_sent_while_the_first_is_in_flight_gets_the_same_answer_and_no_second_effect(
-    api, raw_client, ddb_client, uid
-):
-    """No separate INPROGRESS record: whichever twin's write lands first wins, the other replays it."""
-    account = open_funded_ledger(api, raw_client, "alice", 0)
-    release = threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as pool, blocked_writes(ddb_client, release) as entered:
-        first = pool.submit(_deposit, api, account, 90, f"k-{uid}")
-        assert entered.wait(10)
-        second = _deposit(api, account, 90, f"k-{uid}")
-        release.set()
-        first_reply = first.result(timeout=120)
-    assert (first_reply.status, first_reply.json) == (second.status, second.json) == (201, first_reply.json)
-    assert sorted(r.header("Idempotent-Replayed") or "" for r in (first_reply, second)) == ["", "true"]
-    assert balance(api, "alice", account)["clearedCents"] == 90
-
-
-def test_twenty_identical_requests_at_once_make_one_effect_and_identical_answers(api, raw_client, uid):
-    account = open_funded_ledger(api, raw_client, "alice", 0)
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        replies = list(pool.map(lambda _: _deposit(api, account, 33, f"k20-{uid}"), range(20)))
-    assert {(r.status, json.dumps(r.json, sort_keys=True)) for r in replies} == {
-        (201, json.dumps(replies[0].json, sort_keys=True))
-    }
-    assert sum(r.header("Idempotent-Replayed") is None for r in replies) == 1
-    state = balance(api, "alice", account)
-    assert state["clearedCents"] == 33 and len(state["entries"]) == 1
 
 
 def test_a_first_request_is_never_told_it_is_its_own_duplicate(api, raw_client, uid):

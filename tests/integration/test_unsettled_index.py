@@ -8,12 +8,9 @@ never leave a waiting balance out of the index (the sweeper would never see it).
 from __future__ import annotations
 
 import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from boto3.dynamodb.conditions import Key
 
-from ddbguard.guards.settlement import settle_balance
 from ddbguard.store import keys
 from ddbguard.store.expressions import key_condition_params
 from ddbguard.store.schema import UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
@@ -23,7 +20,6 @@ from tests.support.call_counter import counting_calls
 from tests.support.ledger_invariants import assert_ledger_invariants
 from tests.support.ledger_requests import move
 from tests.support.ledger_seed import seed_account
-from tests.support.table_reads import attribute_values
 
 
 def balance_item(raw_client, account_id: str) -> dict:
@@ -85,60 +81,6 @@ def test_a_balance_joins_the_index_with_its_first_unsettled_value_and_leaves_whe
     settlement.settle_all()
     assert_indexed_exactly_while_waiting(raw_client, account_id)
     assert_ledger_invariants(raw_client, account_id)
-
-
-def test_a_settlement_that_leaves_values_waiting_moves_the_index_age_up_to_the_oldest_of_them(api, raw_client, uid):
-    sub = f"owner-{uid}"
-    account_id = open_ledger(api, raw_client, sub)
-    replies = [move(api, account_id, "deposits", 5, sub) for _ in range(3)]
-    assert [reply.status for reply in replies] == [201] * 3
-    table = os.environ["TABLE_NAME"]
-    # A value that arrived after the settlement read `pending`: put back as the movement would have left it.
-    late = replies[-1].json["entryId"]
-    settle_balance(account_id)
-    raw_client.update_item(
-        TableName=table,
-        Key={"PK": {"S": f"ACCT#{account_id}"}, "SK": {"S": "BALANCE"}},
-        UpdateExpression="SET #p.#e = :v, #shard = if_not_exists(#shard, :shard), #since = if_not_exists(#since, :e)",
-        ExpressionAttributeNames={"#p": "pending", "#e": late, "#shard": UNSETTLED_SHARD, "#since": UNSETTLED_SINCE},
-        ExpressionAttributeValues=attribute_values(
-            {":v": 15, ":shard": keys.unsettled_shard(account_id), ":e": replies[0].json["entryId"]}
-        ),
-    )
-    assert balance_item(raw_client, account_id)[UNSETTLED_SINCE]["S"] == replies[0].json["entryId"]
-    settled = settle_balance(account_id)
-    assert settled.entries == 1
-    assert_indexed_exactly_while_waiting(raw_client, account_id)
-
-
-def test_movements_racing_the_settlement_never_leave_a_waiting_balance_out_of_the_index(api, raw_client, uid):
-    sub = f"owner-{uid}"
-    account_id = open_ledger(api, raw_client, sub)
-    done = threading.Event()
-    checks = 0
-
-    def settle_until_done() -> None:
-        nonlocal checks
-        while not done.is_set():
-            settle_balance(account_id)
-            checks += 1
-
-    def deposit(_: int) -> int:
-        return move(api, account_id, "deposits", 1, sub).status
-
-    with ThreadPoolExecutor(max_workers=6) as pool:
-        settlers = [pool.submit(settle_until_done) for _ in range(2)]
-        statuses = list(ThreadPoolExecutor(max_workers=4).map(deposit, range(80)))
-        done.set()
-        for settler in settlers:
-            settler.result()
-    assert statuses == [201] * 80 and checks > 0
-    # Whatever interleaving happened: waiting values are indexed, an empty `pending` is not.
-    assert_indexed_exactly_while_waiting(raw_client, account_id)
-    settle_balance(account_id)
-    assert_indexed_exactly_while_waiting(raw_client, account_id)
-    snapshot = assert_ledger_invariants(raw_client, account_id)
-    assert (snapshot.available, len(snapshot.entries)) == (80, 80)
 
 
 def test_a_sweep_queries_each_index_shard_and_never_scans_however_many_items_the_table_holds(

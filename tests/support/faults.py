@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -101,12 +102,16 @@ def crash_after_write(client, operation: str = "TransactWriteItems", times: int 
 
 @contextmanager
 def blocked_writes(
-    client, release: threading.Event, operation: str = "TransactWriteItems"
+    client, release: threading.Event, operation: str = "TransactWriteItems", *, holding: int | None = None
 ) -> Iterator[threading.Event]:
-    """Every `operation` waits until `release` is set; the yielded event says one is waiting."""
+    """Every `operation` (or only the first `holding` of them) waits until `release` is set; the yielded event
+    says one is waiting. The wait's timeout is a backstop for a failing test, never what a passing one waits for."""
     entered = threading.Event()
+    held = itertools.count()
 
     def wait(request, **_: object):
+        if holding is not None and next(held) >= holding:
+            return None
         entered.set()
         release.wait(timeout=120)
         return None

@@ -85,6 +85,9 @@ def test_a_stale_path_in_the_real_tree_fails(tmp_path: Path) -> None:
         ("details at https://docs.aws.amazon.com/x", "links outside the repository: https://docs.aws.amazon.com/x"),
         ("cold init is 1.52x of boto3", "a figure `make bench` measures (1.52x)"),
         ("14 of 21 handlers meet it", "a figure `make bench` measures (14 of 21 handlers)"),
+        ("keys are built in ddbguard/keys.py, as before", "ddbguard/keys.py: no such path"),
+        ("logged as keyed hashes (ddbguard.pseudonyms)", "ddbguard.pseudonyms: no such module or attribute"),
+        ("see [the decisions](decisions.md#tables)", "link to decisions.md: no such file"),
     ],
 )
 def test_each_rule_fails_on_its_stale_passage(repo: Path, text: str, expected: str) -> None:
@@ -121,4 +124,62 @@ def test_a_key_prefix_an_entity_derives_from_its_kind_passes(repo: Path) -> None
     (repo / "docs" / "teams.md").write_text("Teams are stored as `TEAM#<owner tag>#<teamId>`.\n")
     assert findings(repo) == ["docs/teams.md:1: `TEAM#<owner tag>#<teamId>`: no key in the code starts with TEAM#"]
     (repo / "functions/layer/python/ddbguard/teams.py").write_text('TEAM = Entity("team", public=("teamId",))\n')
+    assert findings(repo) == []
+
+
+def test_unbackticked_paths_and_layer_names_that_exist_pass(repo: Path) -> None:
+    (repo / "docs" / "guide.md").write_text(
+        "Keys: ddbguard/store/keys.py and ddbguard.store.keys.lock_key; a file made by a run: cdk.out/app.py.\n"
+    )
+    assert findings(repo) == []
+
+
+def test_a_module_list_names_every_module_of_its_folder(repo: Path) -> None:
+    store = repo / "functions/layer/python/ddbguard/store"
+    (store / "reads.py").write_text('"""Reads."""\n')
+    (repo / "docs" / "layout.md").write_text(
+        "<!-- modules: functions/layer/python/ddbguard/store -->\nThe store: `keys` and `reads`.\n\n"
+        "```mermaid\nflowchart TB\n    %% modules: functions/layer/python/ddbguard/store\n"
+        '    store["store/<br/>keys - reads"]\n```\n'
+    )
+    assert findings(repo) == []
+    (store / "writes.py").write_text('"""Writes."""\n')
+    assert findings(repo) == [
+        "docs/layout.md:2: module list of functions/layer/python/ddbguard/store misses `writes`",
+        "docs/layout.md:7: module list of functions/layer/python/ddbguard/store misses `writes`",
+    ]
+
+
+def test_a_module_list_that_names_a_moved_module_or_folder_fails(repo: Path) -> None:
+    (repo / "docs" / "layout.md").write_text(
+        "```mermaid\nflowchart TB\n    %% modules: functions/layer/python/ddbguard/store\n"
+        '    store["store/<br/>keys - plan"]\n    %% modules: functions/layer/python/ddbguard/gone\n'
+        '    gone["gone/<br/>x"]\n```\n'
+    )
+    assert findings(repo) == [
+        "docs/layout.md:4: module list of functions/layer/python/ddbguard/store names `plan`, which is not one of its "
+        "modules",
+        "docs/layout.md:5: module list of functions/layer/python/ddbguard/gone: no such folder",
+    ]
+
+
+def test_the_architecture_page_must_carry_a_module_list_of_each_layer_folder(repo: Path) -> None:
+    (repo / "docs" / "architecture.md").write_text(
+        "<!-- modules: functions/layer/python/ddbguard/store -->\nThe store: `keys`.\n"
+    )
+    found = findings(repo)
+    assert "docs/architecture.md:1: no module list of functions/layer/python/ddbguard/guards" in " ".join(found)
+    assert not any("ddbguard/store (mark" in line for line in found), found
+
+
+def test_an_unmarked_paragraph_naming_most_modules_of_a_layer_folder_must_be_marked(repo: Path) -> None:
+    store = repo / "functions/layer/python/ddbguard/store"
+    for name in ("reads", "writes", "plan", "codec"):
+        (store / f"{name}.py").write_text(f'"""{name}."""\n')
+    (repo / "docs" / "layout.md").write_text("The store: `keys`, `reads`, `writes` and `plan`.\n")
+    assert findings(repo) == [
+        "docs/layout.md:1: names most modules of functions/layer/python/ddbguard/store: mark it "
+        "<!-- modules: functions/layer/python/ddbguard/store --> and complete it"
+    ]
+    (repo / "docs" / "layout.md").write_text("The store: `keys` and `reads`, among others.\n")
     assert findings(repo) == []

@@ -1,13 +1,17 @@
-"""An entity declared here, in the test file, gets the guards with no other edit, against DynamoDB Local.
+"""guards/entity_operations.py: create, get, versioned update and delete for any declared entity.
+
+An entity declared here, in the test file, gets the guards with no other edit, against DynamoDB Local.
 
 `GADGET` is owner-scoped and versioned, with one case-insensitive unique code (`sku`). Through the generic
 operations it is created, read, updated and deleted with every guarantee the built-in entities have; real
 threads race its unique value and its version; the lock audit finds and repairs an orphan lock of its kind.
+An account delete racing deposits never loses money (the delete's `checks`).
 """
 
 from __future__ import annotations
 
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -18,7 +22,11 @@ from ddbguard.errors import DomainError, InvalidInput, NotFound, UniqueViolation
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
 from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.store import keys
+from tests.integration.test_money import _entries
+from tests.support.ledger_seed import open_funded_ledger
 from tests.support.private_table import private_table
+from tests.support.table_reads import raw_item
 
 # GADGET#<owner tag>#<gadgetId> / GADGET, 404 gadget_not_found: the kind's defaults.
 GADGET = Entity(
@@ -153,3 +161,32 @@ def test_a_change_of_nothing_and_an_unacceptable_code_are_refused_and_write_noth
     assert [(error.field, error.code) for error in unacceptable.value.errors] == [("sku", "invalid_format")]
     assert operations.get(GADGET, created["gadgetId"], "alice") == created
     assert sku_locks(raw_client, table) == {"still": GADGET.partition(created["gadgetId"], "alice")}
+
+
+def test_delete_racing_deposits_never_loses_money(api, raw_client):
+    for _ in range(5):
+        account = open_funded_ledger(api, raw_client, "alice", 0)
+
+        def deposit(_: int, account: str = account):
+            return api.post(
+                f"/accounts/{account}/ledger/deposits", {"amountCents": 10}, idempotency_key=str(uuid.uuid4())
+            )
+
+        with ThreadPoolExecutor(max_workers=9) as pool:
+            deposits = [pool.submit(deposit, i) for i in range(8)]
+            deleting = pool.submit(api.delete, f"/accounts/{account}", if_match=0)
+            replies = [d.result() for d in deposits]
+            deleted = deleting.result()
+        committed = [r for r in replies if r.status == 201]
+        assert {r.status for r in replies} <= {201, 404}
+        balance = raw_item(raw_client, keys.balance_key(account))
+        if deleted.status == 204:
+            # The account went first: no deposit can have landed, and no ghost balance item remains.
+            assert committed == [] and balance is None
+            assert raw_item(raw_client, keys.account_key(account)) is None
+        else:
+            assert (deleted.status, deleted.code) == (409, "balance_not_zero")
+            assert balance["clearedCents"] == 10 * len(committed) and committed
+        assert sum(e["amountCents"] for e in _entries(raw_client, account) if e["type"] == "deposit") == 10 * len(
+            committed
+        )

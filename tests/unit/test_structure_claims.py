@@ -1,0 +1,91 @@
+"""Claims the code makes about its own structure, checked on the source.
+
+- `ddbguard/store/keys.py`: "nothing else in ddbguard spells a key": no other layer module holds a string with a
+  key prefix of keys.py in it;
+- `ddbguard/store/schema.py`: every shared attribute name has "one place, one spelling": no other module of the
+  store, guards and domain floors holds a string equal to one of its names.
+
+Where the code does not hold a claim yet, the exception is listed below with the module and the spelling; an
+exception that no longer occurs fails too, so the list only shrinks and the claim ends up true.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from ddbguard.store import keys, schema
+
+LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python"
+KEYS_MODULE = "ddbguard/store/keys.py"
+SCHEMA_MODULE = "ddbguard/store/schema.py"
+FLOORS = ("ddbguard/store/", "ddbguard/guards/", "ddbguard/domain/")
+
+# (module, the key prefix it spells): the owner-index sort key's format, checked by a regex of its own.
+KEY_SPELLINGS_LEFT = {("ddbguard/domain/account_listing.py", "ACCT#")}
+# (module, the attribute name it spells): the key attributes spelled raw instead of PARTITION_KEY / SORT_KEY.
+ATTRIBUTE_SPELLINGS_LEFT = {
+    ("ddbguard/domain/account_listing.py", "PK"),
+    ("ddbguard/domain/account_listing.py", "SK"),
+    ("ddbguard/domain/lock_audit.py", "PK"),
+    ("ddbguard/domain/statements.py", "PK"),
+    ("ddbguard/domain/statements.py", "SK"),
+    ("ddbguard/guards/money.py", "PK"),
+    ("ddbguard/store/cursors.py", "PK"),
+    ("ddbguard/store/cursors.py", "SK"),
+    ("ddbguard/store/reads.py", "PK"),
+    ("ddbguard/store/reads.py", "SK"),
+}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    return [
+        (path.relative_to(LAYER).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted(LAYER.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    ]
+
+
+def _strings(tree: ast.Module) -> Iterator[str]:
+    """Every string constant of a module but its docstrings (prose may name a key format)."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.value
+
+
+def test_nothing_but_the_key_builders_spells_a_key():
+    prefixes = {value for name, value in vars(keys).items() if name.endswith("_PREFIX") and isinstance(value, str)}
+    assert {"ACCT#", "UNIQ#", "TXN#"} <= prefixes
+    spelled = {
+        (module, prefix)
+        for module, tree in _modules()
+        if module != KEYS_MODULE
+        for text in _strings(tree)
+        for prefix in prefixes
+        if prefix in text
+    }
+    assert spelled - KEY_SPELLINGS_LEFT == set(), "a key spelled outside ddbguard/store/keys.py"
+    assert KEY_SPELLINGS_LEFT - spelled == set(), "no longer spelled: remove it from KEY_SPELLINGS_LEFT"
+
+
+def test_every_shared_attribute_name_is_spelled_only_in_the_schema():
+    names = {value for name, value in vars(schema).items() if name.isupper() and isinstance(value, str)}
+    assert {"PK", "SK", "version", "ownerSub"} <= names
+    spelled = {
+        (module, text)
+        for module, tree in _modules()
+        if module.startswith(FLOORS) and module != SCHEMA_MODULE
+        for text in _strings(tree)
+        if text in names
+    }
+    assert spelled - ATTRIBUTE_SPELLINGS_LEFT == set(), "an attribute name spelled outside ddbguard/store/schema.py"
+    assert ATTRIBUTE_SPELLINGS_LEFT - spelled == set(), "no longer spelled: remove it from ATTRIBUTE_SPELLINGS_LEFT"
