@@ -30,6 +30,9 @@ NEVER_AT_IMPORT = (
     "pydantic_core",
     "ddbguard_api.models",
     "ddbguard_api.schemas",  # response models: OpenAPI generation only
+    # The edge is written out in ddbguard_api.endpoint: no resolver, so none of Powertools' event handler package
+    # (its __init__ imports every resolver).
+    "aws_lambda_powertools.event_handler",
     "aws_lambda_powertools.utilities.parser",
     "aws_lambda_powertools.utilities.validation",
     "aws_lambda_powertools.event_handler.openapi.models",

@@ -24,10 +24,6 @@ from ddbguard.store.schema import AVAILABLE, CLEARED, CREATED_AT, HELD, KIND, OW
 from ddbguard.store.shapes import Item
 
 
-def ledger_location(account_id: str) -> str:
-    return f"/accounts/{account_id}/ledger"
-
-
 def new_balance_item(account_id: str, owner_sub: str, now: str) -> Item:
     """A freshly opened ledger's balance item (version 0 is added by the versioned create)."""
     return {
