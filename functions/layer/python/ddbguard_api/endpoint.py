@@ -55,11 +55,10 @@ def route_headers(route: RouteSpec, reply: Reply, path: Mapping[str, str]) -> di
 class Endpoint:
     """Build with the route-table entry, register the operation, export `lambda_handler()`."""
 
-    def __init__(self, route: RouteSpec, *, body: type[BaseModel] | None = None, query: type[BaseModel] | None = None):
+    def __init__(self, route: RouteSpec):
         self.route = route
-        # The route table names the models; a handler may still pass them (tests, one-offs).
-        self.body_model = body or _model(route.body)
-        self.query_model = query or _model(route.query)
+        self.body_model = _model(route.body)  # the route table names the models
+        self.query_model = _model(route.query)
         self._operation: Operation | None = None
         self.idempotency = (
             EnvironmentReplayCache(route.operation, self._execute) if route.idempotency != "none" else None

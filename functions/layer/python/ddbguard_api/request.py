@@ -116,12 +116,6 @@ def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> s
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def not_found_code(route: RouteSpec, parameter: str) -> str:
-    """A malformed id names nothing: answer what the route answers for an absent one of that kind (the route
-    table says which code that is)."""
-    return route.not_found_code(parameter)
-
-
 def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:
     raw_query = event.get("queryStringParameters") or {}
     if any(len(v) > 1 for v in (event.get("multiValueQueryStringParameters") or {}).values()):
@@ -152,7 +146,8 @@ def parse_request(
         raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
     for name, value in path.items():
         if not _PATH_PARAMETER.fullmatch(value):
-            raise EdgeError(404, not_found_code(route, name), "No such resource.")
+            # A malformed id names nothing: answered as an absent one of that kind (the route table's code).
+            raise EdgeError(404, route.not_found_code(name), "No such resource.")
     key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
     if key is None and route.idempotency == "required":
         raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")
