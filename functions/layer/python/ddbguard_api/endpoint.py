@@ -17,11 +17,9 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools.logging import correlation_paths
 
 from ddbguard.errors import Busy, DomainError, SettlementBehind
-from ddbguard.guards import replays
 from ddbguard.observability import logger, metrics, tracer
 from ddbguard_api import problems
 from ddbguard_api.cors import allowed_origins, cors_headers
-from ddbguard_api.idempotency import REPLAYED_HEADER, EnvironmentReplayCache
 from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.problems import EdgeError
 from ddbguard_api.replies import Reply, add_header, etag, proxy_response
@@ -30,6 +28,8 @@ from ddbguard_api.request import Request, RouteSpec, parse_request
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel
 
+    from ddbguard_api.idempotency import EnvironmentReplayCache
+
 Operation = Callable[[Request[Any, Any]], Reply]
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -37,6 +37,18 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 def _model(name: str | None) -> type[BaseModel] | None:
     """The route's model by name, imported (with pydantic) at the first request that uses it."""
     return None if name is None else lazy_model(name)
+
+
+def _replay_cache(
+    route: RouteSpec, execute: Callable[[Request[Any, Any]], dict[str, Any]]
+) -> EnvironmentReplayCache | None:
+    """The route's replay cache, where the route takes an Idempotency-Key. Imported only then: a read-only function
+    never loads Powertools idempotency or the request-marker code (nor, for /health, boto3)."""
+    if route.idempotency == "none":
+        return None
+    from ddbguard_api.idempotency import EnvironmentReplayCache
+
+    return EnvironmentReplayCache(route.operation, execute)
 
 
 def route_headers(route: RouteSpec, reply: Reply, path: Mapping[str, str]) -> dict[str, str]:
@@ -60,9 +72,7 @@ class Endpoint:
         self.body_model = _model(route.body)  # the route table names the models
         self.query_model = _model(route.query)
         self._operation: Operation | None = None
-        self.idempotency = (
-            EnvironmentReplayCache(route.operation, self._execute) if route.idempotency != "none" else None
-        )
+        self.idempotency = _replay_cache(route, self._execute)
         self.cors_origins = allowed_origins()  # none unless CORS_ALLOWED_ORIGINS lists origins
 
     def operation(self, function: Operation) -> Operation:
@@ -71,14 +81,12 @@ class Endpoint:
 
     def _execute(self, request: Request[Any, Any]) -> dict[str, Any]:
         """Run the operation. Refusals (DomainError) and Busy propagate, so the replay cache keeps nothing for
-        them; a response given again from an earlier attempt's marker says so in a header."""
+        them."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
-        replays.begin_request()
         reply = self._operation(request)
-        response = proxy_response(
+        return proxy_response(
             Reply(reply.status, reply.body, {**route_headers(self.route, reply, request.path), **reply.headers})
         )
-        return add_header(response, REPLAYED_HEADER, "true") if replays.was_replayed() else response
 
     def _path(self, event: Mapping[str, Any]) -> dict[str, str] | None:
         """The path parameters, in the route's order; None when the event is not for this route."""

@@ -27,6 +27,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer, DataRecord
 
+from ddbguard.guards import replays
 from ddbguard.observability import MetricName, count
 from ddbguard_api.problems import EdgeError
 from ddbguard_api.replies import add_header
@@ -90,7 +91,10 @@ class EnvironmentReplayCache:
         )
 
         def recorded(data: dict[str, Any], request: Request[Any, Any]) -> dict[str, Any]:
-            return execute(request)
+            replays.begin_request()
+            response = execute(request)
+            # The write found this key's request marker: the response is the first one, rebuilt from it.
+            return add_header(response, REPLAYED_HEADER, "true") if replays.was_replayed() else response
 
         self._run = idempotent_function(
             data_keyword_argument="data",
