@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.capacity import WriteUnits
 from bench.counter import Tally, counting
-from local.api_client import ApiClient, Reply
+from local.api_client import ApiClient, HttpAnswer
 
 
 @dataclass
@@ -50,7 +50,7 @@ class DdbguardRoutes:
         self.api, self.client, self.settle, self.units = api, ddb_client, settle, units
         self.rows: list[CallRow] = []
 
-    def measure(self, operation: str, outcome: str, send: Callable[[], Reply], target: int | None) -> Reply:
+    def measure(self, operation: str, outcome: str, send: Callable[[], HttpAnswer], target: int | None) -> HttpAnswer:
         with counting(self.client) as tally:
             reply = send()
         if self.units:

@@ -10,8 +10,9 @@ from local.server import Environments, invoke
 from local.tokens import make_token
 
 
+# What the API answered, as a client sees it (the handlers' own reply type is ddbguard_api.replies.Reply).
 @dataclass
-class Reply:
+class HttpAnswer:
     status: int
     headers: dict[str, Any]
     raw: bytes
@@ -35,7 +36,7 @@ class Reply:
 
 
 class ApiClient:
-    """`api.post("/accounts", {...}, sub="alice", headers={...})` -> Reply.
+    """`api.post("/accounts", {...}, sub="alice", headers={...})` -> HttpAnswer.
 
     Handlers run in this process (`local.in_process`): by default each request on an environment of its
     own; pass `InProcessEnvironments(reuse=True)` for warm environments that serve one request after another.
@@ -56,7 +57,7 @@ class ApiClient:
         raw_body: bytes | None = None,
         idempotency_key: str | None = None,
         if_match: str | int | None = None,
-    ) -> Reply:
+    ) -> HttpAnswer:
         header_list: list[tuple[str, str]] = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
         names = {k.lower() for k, _ in header_list}
         if sub is not None and "authorization" not in names:
@@ -71,16 +72,16 @@ class ApiClient:
         if if_match is not None:
             header_list.append(("If-Match", f'"{if_match}"' if isinstance(if_match, int) else if_match))
         status, out_headers, out_body = invoke(method, path, header_list, data or b"", self.environments)
-        return Reply(status, out_headers, out_body)
+        return HttpAnswer(status, out_headers, out_body)
 
-    def get(self, path: str, **kwargs: Any) -> Reply:
+    def get(self, path: str, **kwargs: Any) -> HttpAnswer:
         return self.request("GET", path, **kwargs)
 
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> Reply:
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> HttpAnswer:
         return self.request("POST", path, body, **kwargs)
 
-    def patch(self, path: str, body: Any = None, **kwargs: Any) -> Reply:
+    def patch(self, path: str, body: Any = None, **kwargs: Any) -> HttpAnswer:
         return self.request("PATCH", path, body, **kwargs)
 
-    def delete(self, path: str, **kwargs: Any) -> Reply:
+    def delete(self, path: str, **kwargs: Any) -> HttpAnswer:
         return self.request("DELETE", path, **kwargs)

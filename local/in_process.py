@@ -7,11 +7,10 @@ Powertools idempotency cache included) answers it, which is the case of a reques
 environment; with `reuse=True`, an idle copy that served earlier ones (a warm environment), or a new one when
 all are busy.
 
-Powertools keeps some per-invocation state at class level, shared by every copy in a process: the event
-handler's current event and the Metrics set. Deployed, and behind the local HTTP server
-(`local.environments`), an environment is a process running one invocation at a time, so that is harmless.
-Here invocations run at once on threads, so this module gives each copy its own router state and each
-thread its own metric set, without a line in the handlers or the layer.
+Powertools keeps the Metrics set at class level, shared by every copy in a process. Deployed, and behind the
+local HTTP server (`local.environments`), an environment is a process running one invocation at a time, so that
+is harmless. Here invocations run at once on threads, so this module gives each thread its own metric set,
+without a line in the handlers or the layer.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import importlib.util
 import threading
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
-from types import ModuleType
 from typing import Any
 
 from local.invocation import running
@@ -77,22 +75,6 @@ def _give_each_thread_its_metric_set() -> None:
         _metrics_per_thread = True
 
 
-def _give_router_its_own_state(module: ModuleType) -> None:
-    """The copy's resolver reads the current event from itself, not from the class all copies share."""
-    endpoint = getattr(module, "endpoint", None)
-    app = getattr(endpoint, "app", None)
-    if app is None:
-        return
-    resolve = app.resolve
-
-    def resolve_in_this_environment(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        app.current_event = app._to_proxy_event(event)
-        app.lambda_context = context
-        return resolve(event, context)
-
-    app.resolve = resolve_in_this_environment
-
-
 def new_environment(handler_module: str) -> Handler:
     """A fresh copy of the handler module (not in sys.modules), its `handler`."""
     with _create_lock:
@@ -100,7 +82,6 @@ def new_environment(handler_module: str) -> Handler:
         assert spec is not None and spec.loader is not None, handler_module
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    _give_router_its_own_state(module)
     return module.handler
 
 

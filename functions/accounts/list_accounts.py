@@ -6,21 +6,18 @@ from typing import TYPE_CHECKING
 
 from ddbguard.domain import account_listing
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
     from ddbguard_api.models import AccountListQuery
-else:  # the class is imported at the first request (ddbguard_api.lazy_models)
-    AccountListQuery = lazy_model("AccountListQuery")
 
 endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def list_accounts(request: Request) -> Reply:
-    query = request.query_as(AccountListQuery)
+def list_accounts(request: Request[None, AccountListQuery]) -> Reply:
+    query = request.query
     return ok(account_listing.list_accounts(request.caller.sub, limit=query.limit, cursor=query.cursor))
 
 

@@ -9,7 +9,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def check_health(request: Request) -> Reply:
+def check_health(request: Request[None, None]) -> Reply:
     return ok({"status": "ok", "version": VERSION})
 
 

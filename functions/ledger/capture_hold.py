@@ -9,7 +9,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def capture_hold(request: Request) -> Reply:
+def capture_hold(request: Request[None, None]) -> Reply:
     settled = holds.capture_hold(
         request.path["accountId"], request.path["holdId"], request.caller.sub, request.money_identity
     )

@@ -16,7 +16,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def deposit(request: Request[Amount]) -> Reply:
+def deposit(request: Request[Amount, None]) -> Reply:
     entry = ledger.deposit(
         request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
     )

@@ -6,21 +6,18 @@ from typing import TYPE_CHECKING
 
 from ddbguard.domain import statements
 from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.replies import Reply, ok
 from routes import by_handler
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
     from ddbguard_api.models import StatementQuery
-else:  # the class is imported at the first request (ddbguard_api.lazy_models)
-    StatementQuery = lazy_model("StatementQuery")
 
 endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def get_statement(request: Request) -> Reply:
-    query = request.query_as(StatementQuery)
+def get_statement(request: Request[None, StatementQuery]) -> Reply:
+    query = request.query
     statement = statements.get_statement(
         request.path["accountId"],
         request.caller.sub,

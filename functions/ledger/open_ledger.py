@@ -9,10 +9,10 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def open_ledger(request: Request) -> Reply:
+def open_ledger(request: Request[None, None]) -> Reply:
     account_id = request.path["accountId"]
     balance = ledger.open_ledger(account_id, request.caller.sub, request.identity)
-    return created(balance, ledger.ledger_location(account_id))
+    return created(balance)
 
 
 handler = endpoint.lambda_handler()

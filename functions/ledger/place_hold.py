@@ -16,7 +16,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def place_hold(request: Request[Amount]) -> Reply:
+def place_hold(request: Request[Amount, None]) -> Reply:
     hold = holds.place_hold(
         request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
     )

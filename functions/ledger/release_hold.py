@@ -9,7 +9,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def release_hold(request: Request) -> Reply:
+def release_hold(request: Request[None, None]) -> Reply:
     settled = holds.release_hold(
         request.path["accountId"], request.path["holdId"], request.caller.sub, request.money_identity
     )

@@ -16,7 +16,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def withdraw(request: Request[Amount]) -> Reply:
+def withdraw(request: Request[Amount, None]) -> Reply:
     entry = ledger.withdraw(
         request.path["accountId"], request.caller.sub, request.body.amountCents, request.money_identity
     )

@@ -17,7 +17,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def create_order(request: Request[CreateOrder]) -> Reply:
+def create_order(request: Request[CreateOrder, None]) -> Reply:
     body = request.body
     order = orders.create_order(
         request.caller.sub,
@@ -26,7 +26,7 @@ def create_order(request: Request[CreateOrder]) -> Reply:
         order_id=body.orderId,
         identity=request.identity,
     )
-    return created(order, location=f"/orders/{order['orderId']}")
+    return created(order)
 
 
 handler = endpoint.lambda_handler()

@@ -9,7 +9,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def pay_order(request: Request) -> Reply:
+def pay_order(request: Request[None, None]) -> Reply:
     order = orders.pay_order(request.path["orderId"], request.caller.sub, request.money_identity)
     return ok(order)
 

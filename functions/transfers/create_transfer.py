@@ -16,7 +16,7 @@ endpoint = Endpoint(by_handler(__name__))
 
 
 @endpoint.operation
-def create_transfer(request: Request[Transfer]) -> Reply:
+def create_transfer(request: Request[Transfer, None]) -> Reply:
     body = request.body
     sent = transfers.create_transfer(
         body.fromAccountId, body.toAccountId, body.amountCents, request.caller.sub, request.money_identity

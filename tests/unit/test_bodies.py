@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH
 from ddbguard_api.bodies import check_depth, field_errors, parse_body, parse_json
-from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.models import Amount, CreateAccount, CreateOrder
+from ddbguard_api.problems import EdgeError
 
 
 def event(body: str | bytes | None, content_type: str | None = "application/json", **extra) -> dict:

@@ -11,12 +11,16 @@ from ddbguard.errors import FieldError
 from ddbguard_api.problems import (
     PROBLEM_JSON,
     TYPE_BASE,
+    EdgeError,
+    from_busy,
     from_domain_error,
+    from_edge_error,
     problem,
     problem_document,
     problem_type,
     status_of,
 )
+from ddbguard_api.replies import proxy_response
 
 
 def test_document_has_the_rfc_9457_members_and_the_code():
@@ -71,9 +75,9 @@ EXPECTED_STATUS = [
 @pytest.mark.parametrize(("error", "status"), EXPECTED_STATUS, ids=lambda v: type(v).__name__)
 def test_every_domain_error_has_its_status(error, status):
     assert status_of(error) == status
-    response = from_domain_error(error)
-    assert response["statusCode"] == status
-    body = json.loads(response["body"])
+    reply = from_domain_error(error)
+    assert reply.status == status
+    body = reply.body
     assert (body["status"], body["code"], body["detail"]) == (status, error.code, error.detail)
 
 
@@ -96,27 +100,49 @@ def test_a_subclass_falls_back_to_its_nearest_listed_base():
 
 
 def test_version_conflict_carries_the_current_etag_and_item():
-    response = from_domain_error(errors.VersionConflict({"version": 7, "status": "PAID"}, 6))
+    reply = from_domain_error(errors.VersionConflict({"version": 7, "status": "PAID"}, 6))
 
-    assert response["headers"]["ETag"] == '"7"'
-    assert json.loads(response["body"])["current"] == {"version": 7, "status": "PAID"}
-    assert "ETag" not in from_domain_error(errors.VersionConflict({}, 6))["headers"]
+    assert reply.headers["ETag"] == '"7"'
+    assert reply.body["current"] == {"version": 7, "status": "PAID"}
+    assert "ETag" not in from_domain_error(errors.VersionConflict({}, 6)).headers
 
 
 def test_field_errors_of_a_domain_error_reach_the_body():
-    body = json.loads(from_domain_error(errors.UniqueViolation(["email", "username"]))["body"])
+    body = from_domain_error(errors.UniqueViolation(["email", "username"])).body
     assert [(e["field"], e["code"]) for e in body["errors"]] == [("email", "taken"), ("username", "taken")]
 
 
 def test_problem_is_a_proxy_response_with_the_problem_media_type():
-    response = problem(503, "busy", "Try again.", headers={"Retry-After": "1"})
+    response = proxy_response(problem(503, "busy", "Try again.", headers={"Retry-After": "1"}))
 
     assert response["statusCode"] == 503
-    assert response["headers"] == {"Content-Type": PROBLEM_JSON, "Retry-After": "1"}
+    assert response["multiValueHeaders"] == {"Content-Type": [PROBLEM_JSON], "Retry-After": ["1"]}
     assert PROBLEM_JSON == "application/problem+json"
     assert json.loads(response["body"])["title"] == "Service Unavailable"
 
 
-def test_problem_body_keeps_non_ascii_text():
-    response = problem(422, "validation_failed", "Straße ist ungültig.")
+def test_problem_body_keeps_non_ascii_text_and_rfc_member_order():
+    response = proxy_response(problem(422, "validation_failed", "Straße ist ungültig."))
     assert "Straße" in response["body"]
+    assert list(json.loads(response["body"])) == ["type", "title", "status", "detail", "code"]
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code", "retry_after"),
+    [
+        (errors.Busy("conflicts", 2), 503, "busy", "2"),
+        (errors.Busy("no answer", outcome_unknown=True), 503, "busy", "1"),
+        (errors.SettlementBehind("a", 7), 503, "settlement_behind", "7"),
+    ],
+    ids=["busy", "outcome-unknown", "settlement-behind"],
+)
+def test_busy_is_503_with_retry_after(error, status, code, retry_after):
+    reply = from_busy(error)
+    assert (reply.status, reply.body["code"], reply.headers["Retry-After"]) == (status, code, retry_after)
+    assert ("same Idempotency-Key" in reply.body["detail"]) == error.outcome_unknown
+
+
+def test_an_edge_refusal_keeps_its_status_code_and_field_errors():
+    error = EdgeError(400, "invalid_if_match", "Bad.", [FieldError("If-Match", "malformed", "Bad.")])
+    reply = from_edge_error(error)
+    assert (reply.status, reply.body["code"], reply.body["errors"][0]["field"]) == (400, "invalid_if_match", "If-Match")

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ddbguard.errors import FieldError
 from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH, has_forbidden_characters
-from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import single_header
+from ddbguard_api.problems import EdgeError
 
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel, ValidationError

@@ -1,54 +1,37 @@
-"""The Lambda entry of one API operation: the same short stack for every route.
+"""The Lambda entry of one API operation: an API Gateway proxy event in, a proxy response out.
 
-Powertools event handler (routing, Response), Logger / Tracer / Metrics, and Powertools
-idempotency around every POST / PATCH / DELETE that carries an Idempotency-Key. The operation
-itself is a plain function `Request -> Reply` that calls the domain once. Parsing lives in
-`ddbguard_api.request`, idempotency in `ddbguard_api.idempotency`, error mapping in
-`ddbguard_api.error_responses`.
+`Endpoint.respond` is the whole request path, the same for every route: the event must be for this function's
+route (API Gateway already routed it: method and resource, path parameters decoded), `ddbguard_api.request`
+parses it, the operation (a plain function `Request -> Reply` calling the domain once) runs, under the replay
+cache where the route takes an Idempotency-Key (`ddbguard_api.idempotency`), and its reply becomes the proxy
+response once, with `ETag` and `Location` as the route declares them. Every failure becomes problem+json
+(`ddbguard_api.problems`). Powertools does what it does well around it: Logger (Lambda context, correlation id),
+Tracer (by configuration) and Metrics.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 
-from ddbguard.errors import DomainError
-from ddbguard.guards import replays
+from ddbguard.errors import Busy, DomainError, SettlementBehind
 from ddbguard.observability import logger, metrics, tracer
-from ddbguard_api import error_responses
-from ddbguard_api.cors import cors_config
-from ddbguard_api.idempotency import REPLAYED_HEADER, IdempotentExecution
+from ddbguard_api import problems
+from ddbguard_api.cors import allowed_origins, cors_headers
 from ddbguard_api.lazy_models import lazy_model
-from ddbguard_api.replies import Reply, json_body
+from ddbguard_api.problems import EdgeError
+from ddbguard_api.replies import Reply, add_header, etag, proxy_response
 from ddbguard_api.request import Request, RouteSpec, parse_request
 
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel
 
-Operation = Callable[[Request[Any]], Reply]
+    from ddbguard_api.idempotency import EnvironmentReplayCache
+
+Operation = Callable[[Request[Any, Any]], Reply]
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
-
-
-def _json_response(reply: Reply) -> dict[str, Any]:
-    headers = dict(reply.headers)
-    if reply.body is None:
-        return {"statusCode": reply.status, "headers": headers, "body": ""}
-    headers.setdefault("Content-Type", "application/json")
-    # Sorted keys: a replay (read back from the request marker, whose maps DynamoDB returns in any order) is
-    # byte for byte the first response.
-    body = json_body(reply.body, sort_keys=True)
-    return {"statusCode": reply.status, "headers": headers, "body": body}
-
-
-def _as_response(result: dict[str, Any]) -> Response:
-    return Response(
-        status_code=result["statusCode"], body=result.get("body") or None, headers=result.get("headers") or {}
-    )
 
 
 def _model(name: str | None) -> type[BaseModel] | None:
@@ -56,55 +39,96 @@ def _model(name: str | None) -> type[BaseModel] | None:
     return None if name is None else lazy_model(name)
 
 
+def _replay_cache(
+    route: RouteSpec, execute: Callable[[Request[Any, Any]], dict[str, Any]]
+) -> EnvironmentReplayCache | None:
+    """The route's replay cache, where the route takes an Idempotency-Key. Imported only then: a read-only function
+    never loads Powertools idempotency or the request-marker code (nor, for /health, boto3)."""
+    if route.idempotency == "none":
+        return None
+    from ddbguard_api.idempotency import EnvironmentReplayCache
+
+    return EnvironmentReplayCache(route.operation, execute)
+
+
+def route_headers(route: RouteSpec, reply: Reply, path: Mapping[str, str]) -> dict[str, str]:
+    """`ETag` and `Location` of a success reply, from the route's facts (the ones OpenAPI documents): the ETag is
+    the body's version, the Location the route's template filled from the body and the path."""
+    headers: dict[str, str] = {}
+    if not 200 <= reply.status < 300 or reply.body is None:
+        return headers
+    if route.returns_etag:
+        headers["ETag"] = etag(reply.body["version"])
+    if route.location is not None:
+        headers["Location"] = route.location_of({**reply.body, **path})
+    return headers
+
+
 class Endpoint:
     """Build with the route-table entry, register the operation, export `lambda_handler()`."""
 
-    def __init__(self, route: RouteSpec, *, body: type[BaseModel] | None = None, query: type[BaseModel] | None = None):
+    def __init__(self, route: RouteSpec):
         self.route = route
-        # The route table names the models; a handler may still pass them (tests, one-offs).
-        self.body_model = body or _model(route.body)
-        self.query_model = query or _model(route.query)
+        self.body_model = _model(route.body)  # the route table names the models
+        self.query_model = _model(route.query)
         self._operation: Operation | None = None
-        self.app = APIGatewayRestResolver(cors=cors_config())  # None unless CORS_ALLOWED_ORIGINS lists origins
-        self.app.route(re.sub(r"\{(\w+)\}", r"<\1>", self.route.path), method=self.route.method)(self._resolve)
-        self.idempotency = IdempotentExecution(route.operation, self._execute) if route.idempotency != "none" else None
+        self.idempotency = _replay_cache(route, self._execute)
+        self.cors_origins = allowed_origins()  # none unless CORS_ALLOWED_ORIGINS lists origins
 
     def operation(self, function: Operation) -> Operation:
         self._operation = function
         return function
 
-    def _execute(self, request: Request[Any]) -> dict[str, Any]:
-        """Run the operation. Refusals (DomainError) and Busy propagate, so Powertools idempotency keeps
-        nothing for them; a response given again from an earlier attempt's marker says so in a header."""
+    def _execute(self, request: Request[Any, Any]) -> dict[str, Any]:
+        """Run the operation. Refusals (DomainError) and Busy propagate, so the replay cache keeps nothing for
+        them."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
-        replays.begin_request()
-        response = _json_response(self._operation(request))
-        if replays.was_replayed():
-            response["headers"][REPLAYED_HEADER] = "true"
-        return response
+        reply = self._operation(request)
+        return proxy_response(
+            Reply(reply.status, reply.body, {**route_headers(self.route, reply, request.path), **reply.headers})
+        )
 
-    def _resolve(self, **path: str) -> Response:
-        event = self.app.current_event.raw_event
+    def _path(self, event: Mapping[str, Any]) -> dict[str, str] | None:
+        """The path parameters, in the route's order; None when the event is not for this route."""
+        if str(event.get("httpMethod") or "").upper() != self.route.method or event.get("resource") != self.route.path:
+            return None
+        given = event.get("pathParameters") or {}
+        path = {name: given.get(name) for name in self.route.path_parameters}
+        if not all(isinstance(value, str) and value for value in path.values()):
+            return None
+        return {name: str(value) for name, value in path.items()}
+
+    def _answer(self, event: dict[str, Any]) -> dict[str, Any]:
+        path = self._path(event)
+        if path is None:
+            return proxy_response(problems.no_route())
         try:
             request = parse_request(self.route, event, path, body_model=self.body_model, query_model=self.query_model)
             if request.identity is not None and self.idempotency is not None:
-                result = self.idempotency.run(request)
-            else:
-                result = self._execute(request)
+                return self.idempotency.run(request)
+            return self._execute(request)
         except DomainError as error:
-            result = error_responses.refusal(error, self.route.key)
-        except error_responses.EXPECTED as error:
-            result = error_responses.failure(error)
-        return _as_response(result)
+            logger.info("refused", extra={"code": error.code, "route": self.route.key})
+            return proxy_response(problems.from_domain_error(error))
+        except EdgeError as error:
+            return proxy_response(problems.from_edge_error(error))
+        except Busy as error:
+            if not isinstance(error, SettlementBehind):  # counted where it is raised (SettlementBehind metric)
+                logger.warning("busy", extra={"reason": str(error)})
+            return proxy_response(problems.from_busy(error))
+        except Exception:
+            logger.exception("unexpected error")
+            return proxy_response(problems.unexpected())
 
-    def _unexpected(self, error: Exception) -> Response:
-        if isinstance(error, NotFoundError):
-            return _as_response(error_responses.no_route())  # the path did not fit this function's route
-        return _as_response(error_responses.unexpected())
+    def respond(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The proxy response to `event`, with the CORS headers its Origin earns."""
+        response = self._answer(event)
+        for name, value in cors_headers(event, self.cors_origins).items():
+            response = add_header(response, name, value)
+        return response
 
     def lambda_handler(self) -> LambdaHandler:
-        app, idempotency = self.app, self.idempotency
-        app.exception_handler(Exception)(self._unexpected)
+        idempotency = self.idempotency
 
         @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
         # Responses and errors carry personal data (emails, usernames): the trace records neither.
@@ -113,7 +137,7 @@ class Endpoint:
             if idempotency is not None:
                 idempotency.register_lambda_context(context)
             try:
-                return app.resolve(event, context)
+                return self.respond(event)
             finally:
                 if metrics.metric_set:
                     metrics.flush_metrics()

@@ -21,7 +21,7 @@ from ddbguard_api.replies import Reply, created, no_content, ok
 from ddbguard_api.request import Request, RouteSpec
 
 
-def _body(request: Request[Any], entity: Entity) -> tuple[dict[str, Any], str | None]:
+def _body(request: Request[Any, Any], entity: Entity) -> tuple[dict[str, Any], str | None]:
     values = request.body.model_dump() if request.body is not None else {}
     return {k: v for k, v in values.items() if k != entity.id_field}, values.get(entity.id_field)
 
@@ -42,12 +42,12 @@ def entity_endpoint(route: RouteSpec) -> tuple[Endpoint, LambdaHandler]:
     update_rules = getattr(domain, "update_rules", _no_rules)
     delete_rules = getattr(domain, "delete_rules", _no_rules)
 
-    def run(request: Request[Any]) -> Reply:
+    def run(request: Request[Any, Any]) -> Reply:
         sub, identity = request.caller.sub, request.identity
         if route.method == "POST":
             values, item_id = _body(request, entity)
             item = operations.create(entity, sub, clean_values(values), item_id=item_id, identity=identity)
-            return created(item, route.location_of(item))
+            return created(item)
         item_id = request.path[entity.id_field]
         if route.method == "GET":
             is_admin = entity.admin_reads and request.caller.is_admin

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ddbguard.limits import IDEMPOTENCY_KEY_MAX_CHARS
-from ddbguard_api.edge_errors import EdgeError
+from ddbguard_api.problems import EdgeError
 
 MAX_SAFE_VERSION = 2**53  # versions are JSON numbers; beyond this clients lose precision
 NEVER_MATCHES = -1  # a syntactically valid If-Match that names no version of ours

@@ -1,4 +1,5 @@
-"""Powertools idempotency around an operation; the durable record is the operation's own write.
+"""A per-environment replay cache with a payload check, over Powertools idempotency; the durable record of a
+request is the operation's own write.
 
 Powertools' `idempotent_function` wraps every POST / PATCH / DELETE that carries an Idempotency-Key,
 keyed by caller + route + header, with payload validation on the request's fingerprint
@@ -20,16 +21,22 @@ from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
-from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemNotFoundError
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyItemNotFoundError,
+    IdempotencyValidationError,
+)
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer, DataRecord
 
+from ddbguard.guards import replays
 from ddbguard.observability import MetricName, count
+from ddbguard_api.problems import EdgeError
+from ddbguard_api.replies import add_header
 from ddbguard_api.request import Request
 
 IDEMPOTENCY_TTL_S = 24 * 3600
 # Stripe's name for it: the response is the first attempt's, given again.
 REPLAYED_HEADER = "Idempotent-Replayed"
-Execute = Callable[[Request[Any]], dict[str, Any]]
+Execute = Callable[[Request[Any, Any]], dict[str, Any]]
 
 
 class InTransactionPersistenceLayer(BasePersistenceLayer):
@@ -61,11 +68,13 @@ class InTransactionPersistenceLayer(BasePersistenceLayer):
 def _replayed(response: Any, idempotent_data: DataRecord) -> Any:
     """Powertools' response hook: a response from its local cache (a response dict) is the first one, given again."""
     count(MetricName.REPLAY)
-    return {**response, "headers": {**(response.get("headers") or {}), REPLAYED_HEADER: "true"}}
+    return add_header(response, REPLAYED_HEADER, "true")
 
 
-class IdempotentExecution:
-    """`run(request)`: the operation under Powertools idempotency, keyed by caller + route + key."""
+class EnvironmentReplayCache:
+    """`run(request)`: the operation's proxy response, or the one this execution environment already gave for the
+    same caller + route + key (Powertools idempotency's local cache); the same key with another request is refused.
+    Only a warm retry is answered here: any other retry reaches the operation, whose write finds its marker."""
 
     def __init__(self, operation: str, execute: Execute):
         # One persistence layer per function: a shared instance keeps the first function's config.
@@ -81,8 +90,11 @@ class IdempotentExecution:
             response_hook=_replayed,
         )
 
-        def recorded(data: dict[str, Any], request: Request[Any]) -> dict[str, Any]:
-            return execute(request)
+        def recorded(data: dict[str, Any], request: Request[Any, Any]) -> dict[str, Any]:
+            replays.begin_request()
+            response = execute(request)
+            # The write found this key's request marker: the response is the first one, rebuilt from it.
+            return add_header(response, REPLAYED_HEADER, "true") if replays.was_replayed() else response
 
         self._run = idempotent_function(
             data_keyword_argument="data",
@@ -94,7 +106,7 @@ class IdempotentExecution:
     def register_lambda_context(self, context: Any) -> None:
         self.config.register_lambda_context(context)
 
-    def run(self, request: Request[Any]) -> dict[str, Any]:
+    def run(self, request: Request[Any, Any]) -> dict[str, Any]:
         """The operation's response (given again from the local cache on a warm retry). A domain refusal or
         Busy raised by the operation goes through Powertools, which then keeps nothing for the key."""
         identity = request.identity
@@ -103,4 +115,9 @@ class IdempotentExecution:
             "key": f"{identity.caller}\x1f{identity.route}\x1f{request.idempotency_key}",
             "fingerprint": identity.fingerprint,
         }
-        return self._run(data=data, request=request)
+        try:
+            return self._run(data=data, request=request)
+        except IdempotencyValidationError:  # this environment answered the key for another fingerprint
+            raise EdgeError(
+                422, "idempotency_key_reused", "This Idempotency-Key was already used with a different request."
+            ) from None

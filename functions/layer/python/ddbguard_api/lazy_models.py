@@ -1,10 +1,10 @@
 """Request models named at import, built at first use: pydantic stays off a handler's import path.
 
 Importing pydantic's BaseModel costs about half of `import boto3`, which a cold start pays before the first request
-even arrives (bench/cold.py). A handler names its model here instead, and the model class (with pydantic) is
-imported when the first request is parsed, or before a SnapStart snapshot (`ddbguard.snapshot_hooks`), whichever
-comes first. What the edge does with a model class works on the stand-in: `model_validate`, any other class
-attribute, `isinstance`, `__name__`.
+even arrives (bench/cold.py). The edge holds a route's model (named in the route table) here instead, and the
+model class (with pydantic) is imported when the first request is parsed, or before a SnapStart snapshot
+(`ddbguard.snapshot_hooks`), whichever comes first. What the edge does with a model class works on the stand-in:
+`model_validate`, any other class attribute, `isinstance`, `__name__`.
 """
 
 from __future__ import annotations

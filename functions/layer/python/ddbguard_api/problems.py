@@ -1,4 +1,10 @@
-"""RFC 9457 problem details, and the one table that maps domain errors to HTTP statuses."""
+"""Every failure a request can meet, as an RFC 9457 problem+json reply: the one module that does this.
+
+A domain refusal (`ddbguard.errors.DomainError`) maps to its status through `STATUS_BY_ERROR`; a refusal the
+edge decides before the domain is asked anything is an `EdgeError`; `Busy` (and `SettlementBehind`) answer 503
+with `Retry-After`. `problem_document` renders the body alone: API Gateway's own error responses use it too, so
+every error of the API has the same shape whoever answers it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,8 @@ from http import HTTPStatus
 from typing import Any
 
 from ddbguard import errors as domain
-from ddbguard.errors import FieldError
-from ddbguard_api.replies import etag, json_body
+from ddbguard.errors import Busy, FieldError, SettlementBehind
+from ddbguard_api.replies import Reply, etag
 
 PROBLEM_JSON = "application/problem+json"
 # Relative URI references (RFC 9457 allows them): identifiers under our own path, never a page on someone
@@ -28,6 +34,17 @@ STATUS_BY_ERROR: dict[type[domain.DomainError], int] = {
     domain.InvalidInput: 422,
     domain.IdempotencyKeyReused: 422,
 }
+
+
+class EdgeError(Exception):
+    """A refusal decided at the edge, before the domain is asked anything (header, body, path, identity)."""
+
+    def __init__(self, status: int, code: str, detail: str, errors: list[FieldError] | None = None):
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors or []
 
 
 def status_of(error: domain.DomainError) -> int:
@@ -73,17 +90,15 @@ def problem(
     field_errors: list[FieldError] | None = None,
     extra: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """A complete Lambda proxy response carrying a problem document."""
+) -> Reply:
+    """A reply carrying a problem document."""
     body = problem_document(status, code, detail, field_errors=field_errors, extra=extra)
-    return {
-        "statusCode": status,
-        "headers": {"Content-Type": PROBLEM_JSON, **(headers or {})},
-        "body": json_body(body),
-    }
+    return Reply(status, body, {"Content-Type": PROBLEM_JSON, **(headers or {})})
 
 
-def from_domain_error(error: domain.DomainError) -> dict[str, Any]:
+def from_domain_error(error: domain.DomainError) -> Reply:
+    """A domain refusal: it wrote nothing, its request marker included, so a retry with the same key decides
+    afresh."""
     headers = {}
     if isinstance(error, domain.VersionConflict) and isinstance(error.current.get("version"), int):
         headers["ETag"] = etag(error.current["version"])
@@ -92,3 +107,30 @@ def from_domain_error(error: domain.DomainError) -> dict[str, Any]:
     return problem(
         status_of(error), error.code, error.detail, field_errors=error.errors, extra=error.extra, headers=headers
     )
+
+
+def from_edge_error(error: EdgeError) -> Reply:
+    return problem(error.status, error.code, error.detail, field_errors=error.errors)
+
+
+def from_busy(error: Busy) -> Reply:
+    """503 with Retry-After: nothing was written (or, `outcome_unknown`, the store never answered)."""
+    if isinstance(error, SettlementBehind):
+        detail = "This ledger's settlement is behind; nothing was written. Retry later."
+        return problem(503, error.code, detail, headers={"Retry-After": str(error.retry_after_s)})
+    detail = (
+        "The store did not answer in time; retry with the same Idempotency-Key."
+        if error.outcome_unknown
+        else "The store is busy; nothing was written. Retry later."
+    )
+    return problem(503, "busy", detail, headers={"Retry-After": str(error.retry_after_s)})
+
+
+def no_route() -> Reply:
+    """The event is not for this function's route (method or resource): nothing here answers it."""
+    return problem(404, "not_found", "No such resource.")
+
+
+def unexpected() -> Reply:
+    """A bug: the details stay in the log."""
+    return problem(500, "internal_error", "Something went wrong on our side.")

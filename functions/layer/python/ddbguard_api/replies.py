@@ -1,4 +1,5 @@
-"""What an operation hands back to the edge: plain status, body and headers."""
+"""What an operation hands back to the edge (status, body, headers), and the one conversion to Lambda's
+proxy response."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+JSON = "application/json"
 # A str holds a surrogate only when a client sent a lone one (`"\\udc00"`): JSON allows the escape, UTF-8 cannot
 # encode it. Every response body is written through `json_body`, which replaces it with U+FFFD.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -29,22 +31,37 @@ def etag(version: int) -> str:
     return f'"{int(version)}"'
 
 
-def _versioned_headers(body: Any, location: str | None) -> dict[str, str]:
-    headers = {}
-    if isinstance(body, dict) and isinstance(body.get("version"), int):
-        headers["ETag"] = etag(body["version"])
-    if location:
-        headers["Location"] = location
-    return headers
-
-
 def ok(body: Any) -> Reply:
-    return Reply(200, body, _versioned_headers(body, None))
+    return Reply(200, body)
 
 
-def created(body: Any, location: str | None = None) -> Reply:
-    return Reply(201, body, _versioned_headers(body, location))
+def created(body: Any) -> Reply:
+    return Reply(201, body)
 
 
 def no_content() -> Reply:
     return Reply(204)
+
+
+def proxy_response(reply: Reply) -> dict[str, Any]:
+    """The API Gateway REST proxy response (headers as `multiValueHeaders`, as API Gateway reads them)."""
+    headers = dict(reply.headers)
+    text = None
+    if reply.body is not None:
+        headers.setdefault("Content-Type", JSON)
+        # A success body is sorted: a replay (read back from the request marker, whose maps DynamoDB returns in
+        # any order) is byte for byte the first response. A problem keeps RFC 9457's member order; it is never
+        # replayed.
+        text = json_body(reply.body, sort_keys=headers["Content-Type"] == JSON)
+    return _proxy(reply.status, text, {name: [value] for name, value in headers.items()})
+
+
+def add_header(response: dict[str, Any], name: str, value: str) -> dict[str, Any]:
+    """`response` with one more header (or that header's value replaced), its members in the usual order (a
+    response given again from Powertools' cache comes back with them sorted)."""
+    headers = {**(response.get("multiValueHeaders") or {}), name: [value]}
+    return _proxy(response["statusCode"], response.get("body"), headers)
+
+
+def _proxy(status: int, body: str | None, headers: dict[str, list[str]]) -> dict[str, Any]:
+    return {"statusCode": status, "body": body, "isBase64Encoded": False, "multiValueHeaders": headers}

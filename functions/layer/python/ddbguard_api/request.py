@@ -14,8 +14,8 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.limits import RESOURCE_ID_PATTERN
 from ddbguard_api.bodies import field_errors, parse_body
 from ddbguard_api.caller import Caller, caller_from_event
-from ddbguard_api.edge_errors import EdgeError
 from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
+from ddbguard_api.problems import EdgeError
 
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel
@@ -23,8 +23,10 @@ if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_ap
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
+# The route's body and query models (`Request[Amount, None]`, `Request[None, StatementQuery]`): a handler names
+# them for the type checker only; the route table names them for the edge, which imports them at the first request.
 Body = TypeVar("Body", bound="BaseModel | None")
-Query = TypeVar("Query", bound="BaseModel")
+Query = TypeVar("Query", bound="BaseModel | None")
 
 
 class RouteSpec(Protocol):
@@ -66,19 +68,28 @@ class RouteSpec(Protocol):
     @property
     def rules(self) -> str | None: ...
 
+    @property
+    def path_parameters(self) -> tuple[str, ...]: ...
+
+    @property
+    def location(self) -> str | None: ...
+
+    @property
+    def returns_etag(self) -> bool: ...
+
     def not_found_code(self, parameter: str) -> str: ...
 
     def location_of(self, values: Mapping[str, Any]) -> str: ...
 
 
 @dataclass(frozen=True)
-class Request(Generic[Body]):
+class Request(Generic[Body, Query]):
     """A request the edge accepted: who, which route, its path, typed query and body, If-Match, identity."""
 
     route: RouteSpec
     caller: Caller
     path: dict[str, str]
-    query: BaseModel | None
+    query: Query
     body: Body
     if_match: int | None
     identity: RequestIdentity | None  # present when the client sent an Idempotency-Key
@@ -90,12 +101,6 @@ class Request(Generic[Body]):
         if self.identity is None:
             raise ValueError(f"{self.route.key} does not require an Idempotency-Key")
         return self.identity
-
-    def query_as(self, model: type[Query]) -> Query:
-        """The parsed query as the route's query model."""
-        if not isinstance(self.query, model):
-            raise TypeError(f"{self.route.key} has no {model.__name__} query")
-        return self.query
 
     @property
     def expected_version(self) -> int:
@@ -109,12 +114,6 @@ def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> s
     """What the request asks, hashed: the same Idempotency-Key with another fingerprint is a reused key."""
     canonical = json.dumps({"path": path, "query": query, "body": document}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def not_found_code(route: RouteSpec, parameter: str) -> str:
-    """A malformed id names nothing: answer what the route answers for an absent one of that kind (the route
-    table says which code that is)."""
-    return route.not_found_code(parameter)
 
 
 def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:
@@ -140,14 +139,15 @@ def parse_request(
     *,
     body_model: type[BaseModel] | None,
     query_model: type[BaseModel] | None,
-) -> Request[Any]:
+) -> Request[Any, Any]:
     """Every check the edge makes before the domain is asked anything, in the order clients see them."""
     caller = caller_from_event(event) if route.auth else ANONYMOUS
     if caller is None:
         raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
     for name, value in path.items():
         if not _PATH_PARAMETER.fullmatch(value):
-            raise EdgeError(404, not_found_code(route, name), "No such resource.")
+            # A malformed id names nothing: answered as an absent one of that kind (the route table's code).
+            raise EdgeError(404, route.not_found_code(name), "No such resource.")
     key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
     if key is None and route.idempotency == "required":
         raise EdgeError(400, "idempotency_key_required", "This route moves money: send an Idempotency-Key header.")

@@ -34,10 +34,6 @@ from ddbguard.store.schema import (
 )
 
 
-def ledger_location(account_id: str) -> str:
-    return f"/accounts/{account_id}/ledger"
-
-
 def new_balance_item(account_id: str, owner_sub: str, now: str) -> BalanceItem:
     """A freshly opened ledger's balance item, at the version a versioned create writes."""
     return {
