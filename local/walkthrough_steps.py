@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import routes
+from ddbguard.guards.entity import Entity
 from generic_routes import CRUD_VERBS
 from local import demo
 from route_facts import Route
@@ -97,10 +98,15 @@ def _derives(route: Route) -> bool:
     return route.is_generic and route.entity is not None and bool(route.entity.fields)
 
 
+def _entity(route: Route) -> Entity:
+    if route.entity is None:
+        raise ValueError(f"{route.key} names no entity to derive its walk-through from")
+    return route.entity
+
+
 def demo_id(route: Route) -> str:
     """The id of the demo item a generic route's steps act on (alice's, created by the first of them)."""
-    assert route.entity is not None
-    return f"{route.entity.kind}-demo-1"
+    return f"{_entity(route).kind}-demo-1"
 
 
 def sample_body(route: Route) -> dict[str, Any] | None:
@@ -109,8 +115,7 @@ def sample_body(route: Route) -> dict[str, Any] | None:
         return SAMPLE_BODIES[route.operation]
     if not _derives(route) or route.method not in ("POST", "PATCH"):
         return None
-    assert route.entity is not None
-    entity = route.entity
+    entity = _entity(route)
     created = {name: spec.example for name, spec in entity.fields.items()}
     if entity.owner_scoped:  # a client-chosen id: the sample events name the demo item
         created[entity.id_field] = demo_id(route)
@@ -120,8 +125,8 @@ def sample_body(route: Route) -> dict[str, Any] | None:
 
 
 def _derived_step(route: Route, number: int) -> Walkthrough:
-    assert route.entity is not None
-    kind, on_demo = route.entity.kind, {route.entity.id_field: demo_id(route)}
+    entity = _entity(route)
+    kind, on_demo = entity.kind, {entity.id_field: demo_id(route)}
     create, update = f"{CRUD_VERBS['POST']}_{kind}", f"{CRUD_VERBS['PATCH']}_{kind}"
     # The pass deletes the demo item, so its create, change and delete replay only after a reset.
     if route.method == "POST":
