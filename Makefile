@@ -231,7 +231,7 @@ fuzz: install
 		$(PY) -m pytest tests/api/test_schemathesis.py tests/api/test_schemathesis_cli.py -q
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
-MYPY_PATHS := functions/layer/python functions/routes.py $(sort $(dir $(wildcard functions/*/__init__.py))) \
+MYPY_PATHS := functions/layer/python $(wildcard functions/*.py) $(sort $(dir $(wildcard functions/*/__init__.py))) \
 	infra local bench tests scripts examples app.py
 
 lint: venv

@@ -17,7 +17,7 @@ from constructs import Construct
 
 from infra import constants, naming, settings
 from infra.functions import RouteFunction
-from routes import gateway_problem_body
+from infra.gateway_problems import gateway_problem_body
 
 PROBLEM_JSON = "application/problem+json"
 

@@ -56,10 +56,10 @@ API_STAGE = "v1"
 # Cognito.
 ADMIN_GROUP = "admin"
 
-# DynamoDB grants come from the route table (functions/routes.py: each route's `table_access`, and
-# AUDIT_TABLE_ACCESS): exactly the actions each function performs, each limited by `dynamodb:LeadingKeys` to the
-# partition-key patterns it reaches. These actions name a partition in every request, so they can carry that
-# condition; every other action (Scan) cannot, and is granted without it.
+# DynamoDB grants come from the route table (functions/routes.py: each route's `table_access`) and, for the
+# background jobs, functions/job_access.py: exactly the actions each function performs, each limited by
+# `dynamodb:LeadingKeys` to the partition-key patterns it reaches. These actions name a partition in every request,
+# so they can carry that condition; every other action (Scan) cannot, and is granted without it.
 LEADING_KEYS_ACTIONS = frozenset(
     {
         "GetItem",

@@ -19,7 +19,9 @@ from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from infra import constants, dependency_layer, function_runtime, naming, settings
-from routes import AUDIT_TABLE_ACCESS, INDEX_PREFIX, ROUTES, SETTLEMENT_TABLE_ACCESS, Route
+from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
+from routes import ROUTES, Route
+from table_patterns import INDEX_PREFIX
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64

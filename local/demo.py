@@ -94,8 +94,8 @@ SEED_STEPS: tuple[SeedStep, ...] = (
 NEEDS_SEED = "the demo world (`make run` seeds it; `make seed` creates it again)"
 
 
-# The demo ids a route's walk-through step may name (routes.Walkthrough.path); any other value is an id as it is
-# (a client-chosen one, e.g. sent in the sample body of the route that creates it).
+# The demo ids a route's walk-through step may name (local/walkthrough_steps.py, `Walkthrough.path`); any other value
+# is an id as it is (a client-chosen one, e.g. sent in the sample body of the route that creates it).
 DEMO_IDS: dict[str, str] = {
     "main account": MAIN_ACCOUNT,
     "peer account": PEER_ACCOUNT,
@@ -106,41 +106,3 @@ DEMO_IDS: dict[str, str] = {
     "order to cancel": ORDER_TO_CANCEL,
     "order to delete": ORDER_TO_DELETE,
 }
-
-
-@dataclass(frozen=True)
-class EventTarget:
-    """What events/<operation>.json points at, and what must exist first."""
-
-    path: dict[str, str] = field(default_factory=dict)
-    query: str = ""
-    if_match: int = 0
-    needs: str = NEEDS_SEED
-    what: str = ""
-
-
-def _target(step: routes.Walkthrough) -> EventTarget:
-    path = {name: DEMO_IDS.get(demo_id, demo_id) for name, demo_id in step.path.items()}
-    return EventTarget(path, step.query, step.if_match, step.needs or NEEDS_SEED, step.what)
-
-
-def _walkthrough() -> dict[str, EventTarget]:
-    stepped = [route for route in routes.ROUTES if route.walkthrough is not None]
-    missing = [route.key for route in routes.ROUTES if route.walkthrough is None]
-    if missing:
-        raise ValueError(f"routes without a walk-through step (routes.Walkthrough): {missing}")
-    ordered = sorted(stepped, key=lambda route: route.walkthrough.step if route.walkthrough else 0)
-    return {route.operation: _target(route.walkthrough) for route in ordered if route.walkthrough}
-
-
-# The walk-through order (README, "Walk through every route"), from the route table: each event succeeds
-# once the ones before it ran. tests/http/test_walkthrough.py invokes them in exactly this order.
-WALKTHROUGH: dict[str, EventTarget] = _walkthrough()
-
-
-def description(route: routes.Route) -> str:
-    target = WALKTHROUGH[route.operation]
-    text = f"{route.key}: {target.what} Needs first: {target.needs}."
-    if route.idempotency != "none":
-        text += " Invoked again, it answers the first response, replayed (Idempotent-Replayed: true)."
-    return text

@@ -1,8 +1,9 @@
 """events/: one realistic API Gateway REST proxy event per route, generated from the route table.
 
-Each event acts on the demo world (local/demo.py) as the demo owner `alice`, and says in its
-`description` what must run first. `make events` rewrites them, and the README's list of them in
-walk-through order; tests/unit/test_events.py fails when they drift from the table.
+Each event acts on the demo world (local/demo.py) as the demo owner `alice`, as its walk-through step and sample
+body say (local/walkthrough_steps.py), and says in its `description` what must run first. `make events` rewrites
+them, and the README's list of them in walk-through order; tests/unit/test_events.py fails when they drift from the
+table.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import routes
-from local import demo
+from local import demo, walkthrough_steps
 from local.apigw_events import build_event
 from local.paths import EVENTS, ROOT
 from local.tokens import claims_from_authorization, make_token
@@ -22,14 +23,15 @@ _FIXED_TIME = {"requestTime": "02/Dec/2026:12:00:00 +0000", "requestTimeEpoch": 
 
 
 def sample_event(route: routes.Route) -> dict[str, Any]:
-    target = demo.WALKTHROUGH[route.operation]
+    target = walkthrough_steps.WALKTHROUGH[route.operation]
     parameters = {name: target.path[name] for name in route.path_parameters}
     path = route.path
     for name, value in parameters.items():
         path = path.replace("{" + name + "}", value)
     if target.query:
         path += "?" + target.query
-    body = json.dumps(route.sample_body).encode() if route.sample_body is not None else b""
+    sample_body = walkthrough_steps.sample_body(route)
+    body = json.dumps(sample_body).encode() if sample_body is not None else b""
     headers = [("Host", "api.ddbguard.local"), ("User-Agent", "ddbguard-sample/1.0"), ("Accept", "application/json")]
     claims = None
     if route.auth:
@@ -62,7 +64,7 @@ def sample_event(route: routes.Route) -> dict[str, Any]:
     event["requestContext"]["requestId"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ddbguard-request/{route.operation}"))
     event["requestContext"].update(_FIXED_TIME)
     # Not part of API Gateway's event (handlers ignore it): what this sample does and needs.
-    return {"description": demo.description(route), **event}
+    return {"description": walkthrough_steps.description(route), **event}
 
 
 def event_path(route: routes.Route) -> Path:
@@ -83,7 +85,7 @@ def readme_with_walkthrough(readme: str) -> str:
     _, end_fence, after = rest.partition("```\n")
     if not (marker and fence and end_fence):
         raise ValueError(f"README.md has no {WALKTHROUGH_SECTION!r} section with a sh block")
-    block = "".join(f"make invoke FN={operation}\n" for operation in demo.WALKTHROUGH)
+    block = "".join(f"make invoke FN={operation}\n" for operation in walkthrough_steps.WALKTHROUGH)
     return head + marker + before + fence + block + end_fence + after
 
 

@@ -66,13 +66,13 @@ def _set_header(event: dict[str, Any], name: str, value: str) -> None:
 
 def fit_to_route(event: dict[str, Any], route: routes.Route) -> dict[str, Any]:
     """The event with the route's method, resource, path and parameters (see the module doc)."""
-    from local import demo
+    from local import walkthrough_steps
 
     if event.get("resource") == route.path and event.get("httpMethod") == route.method:
         return event
     fitted = copy.deepcopy(event)
     given = fitted.get("pathParameters") or {}
-    defaults = demo.WALKTHROUGH[route.operation].path
+    defaults = walkthrough_steps.WALKTHROUGH[route.operation].path
     parameters = {name: given.get(name) or defaults[name] for name in route.path_parameters}
     path = route.path
     for name, value in parameters.items():

@@ -139,8 +139,9 @@ def _problem_response(status: int, codes: list[str], route: Any) -> dict[str, An
 
 def _success_response(route: Any) -> tuple[int, dict[str, Any]]:
     from ddbguard_api import schemas
+    from local.route_docs import docs_of
 
-    response: dict[str, Any] = {"description": route.reply}
+    response: dict[str, Any] = {"description": docs_of(route).reply}
     if route.response is not None:
         response["content"] = {"application/json": {"model": getattr(schemas, route.response)}}
     headers: dict[str, Any] = {}
@@ -227,9 +228,14 @@ def _signature(route: Any, body_model: Any, query_model: Any) -> inspect.Signatu
     return inspect.Signature(parameters)
 
 
-def _summary(module: Any) -> tuple[str, str]:
-    """(summary, description) from the handler module's docstring: `METHOD /path: what it does`."""
+def _summary(route: Any, module: Any) -> tuple[str, str]:
+    """(summary, description): a generic route's from local/route_docs.py, a hand-written handler's from its module's
+    docstring (`METHOD /path: what it does`, then the description)."""
+    from local.route_docs import docs_of
+
     doc = inspect.getdoc(module) or ""
+    if route.is_generic:
+        doc = f"{route.key}: {docs_of(route).summary}"
     first, _, rest = doc.partition("\n")
     summary = first.split(": ", 1)[-1].rstrip(".")
     return summary[:1].upper() + summary[1:], rest.strip()
@@ -272,7 +278,7 @@ def build_document() -> dict[str, Any]:
         responses = {status: success}
         for problem_status, codes in _problem_codes(route, body_model).items():
             responses[problem_status] = _problem_response(problem_status, codes, route)
-        summary, description = _summary(module)
+        summary, description = _summary(route, module)
         docs.route(
             route.path.replace("{", "<").replace("}", ">"),
             method=route.method,

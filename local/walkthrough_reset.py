@@ -5,7 +5,7 @@ other event replays its first answer on a second pass, but a rename of a deleted
 went with the item (404). So once `ada` is gone, this removes the request markers of those four events and any
 item of hers still in the table; the next pass creates `ada` afresh under the same derived id. While `ada` exists
 (a walk-through in progress), nothing is touched. A resource served by the generic operations (its demo item
-created, changed and deleted by the pass, the route table marking those steps) is reset the same way: once its
+created, changed and deleted by the pass, its walk-through steps marking them) is reset the same way: once its
 demo item is gone, the markers of its marked events go.
 
 Something else may have taken `ada`'s email or username meanwhile (a "Try it out" in the API docs, a script): then
@@ -22,13 +22,13 @@ from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, schema
 from ddbguard.store.client import client, table_name
-from local import demo
+from local import demo, walkthrough_steps
 
-# The walk-through's events about `ada`, each under its sample Idempotency-Key (the route table marks them).
+# The walk-through's events about `ada`, each under its sample Idempotency-Key (their steps mark them).
 ADA_EVENTS = tuple(
     r.operation
     for r in routes.ROUTES
-    if r.walkthrough is not None and r.walkthrough.reset_on_rerun and (r.entity is None or not r.entity.fields)
+    if walkthrough_steps.step_of(r).reset_on_rerun and (r.entity is None or not r.entity.fields)
 )
 
 
@@ -62,14 +62,15 @@ def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
     doomed: list[dict[str, Any]] = []
     for create in routes.ROUTES:
         entity = create.entity
-        if entity is None or not entity.fields or create.method != "POST" or not create.sample_body:
+        sample_body = walkthrough_steps.sample_body(create)
+        if entity is None or not entity.fields or create.method != "POST" or not sample_body:
             continue
-        demo_id = create.sample_body.get(entity.id_field)
+        demo_id = sample_body.get(entity.id_field)
         if demo_id is None or "Item" in ddb.get_item(
             TableName=table, Key=_attribute_key(dict(entity.key(demo_id, demo.OWNER)))
         ):
             continue
-        marked = [r for r in routes.ROUTES if r.entity is entity and r.walkthrough and r.walkthrough.reset_on_rerun]
+        marked = [r for r in routes.ROUTES if r.entity is entity and walkthrough_steps.step_of(r).reset_on_rerun]
         doomed += [_attribute_key(_marker_key(route.operation)) for route in marked if route.method != "GET"]
     return doomed
 
@@ -93,7 +94,7 @@ def reset_finished_walkthrough() -> int:
 def walkthrough_blockers(api_url: str) -> list[str]:
     """For each of `ada`'s unique values locked by another account: what holds it and how to free it."""
     ddb, table = client(), table_name()
-    body = routes.by_operation("create_account").sample_body or {}
+    body = walkthrough_steps.sample_body(routes.by_operation("create_account")) or {}
     blockers = []
     for unique in ACCOUNT.unique:
         value = body[unique.field]

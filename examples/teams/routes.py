@@ -1,7 +1,7 @@
 """The team's routes: create, get, change and delete, served by the generic operations (no handler to write)."""
 
 from examples.teams.team import TEAM
-from routes import ROUTES, crud_routes
+from routes import crud_routes
 
 # POST /teams, GET|PATCH|DELETE /teams/{teamId}; their walk-through steps follow the product's.
-TEAM_ROUTES = crud_routes(TEAM, "/teams", first_step=len(ROUTES) + 1)
+TEAM_ROUTES = crud_routes(TEAM, "/teams")

@@ -1,10 +1,11 @@
 """The handlers of the routes `crud_routes` declares (functions/routes.py): `crud.<operation>`, with no file each.
 
 Importing crud.create_team (for a route of `TEAM`) builds that module from its route: `endpoint` and `handler` from
-`ddbguard_api.entity_endpoints.entity_endpoint`, and as docstring the route's `METHOD /path: summary` (the
-OpenAPI summary). Each route stays its own module, so its own Lambda function. A module finder rather than a file per
-route: Lambda's runtime, the local server and the tests import `<handler>` and read `.handler` for these exactly
-as for the hand-written ones, and a new resource writes no handler.
+`ddbguard_api.entity_endpoints.entity_endpoint`, and as docstring the route's `METHOD /path` and the generic
+operation that serves it (OpenAPI's wording is local/route_docs.py's). Each route stays its own module, so its own
+Lambda function. A module finder rather than a file per route: Lambda's runtime, the local server and the tests
+import `<handler>` and read `.handler` for these exactly as for the hand-written ones, and a new resource writes no
+handler.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ class GenericOperationFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader)
     def exec_module(self, module: ModuleType) -> None:
         import routes
         from ddbguard_api.entity_endpoints import entity_endpoint
+        from generic_routes import CRUD_VERBS
 
         route = routes.by_handler(module.__name__)
-        module.__doc__ = f"{route.key}: {route.summary or route.reply}"
+        kind = route.entity.kind if route.entity is not None else "item"
+        module.__doc__ = f"{route.key}: the generic {CRUD_VERBS[route.method]} of the {kind}"
         module.endpoint, module.handler = entity_endpoint(route)  # type: ignore[attr-defined]
 
 

@@ -22,7 +22,8 @@ from typing import Any
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from routes import ACCOUNTS, ROUTES, Route
+from routes import ROUTES, Route
+from table_patterns import ACCOUNTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "infra.md"
 BEGIN, END = "<!-- headroom:begin (make headroom) -->", "<!-- headroom:end -->"
@@ -56,7 +57,6 @@ def generated_routes(count: int) -> tuple[Route, ...]:
             path=f"/widgets{index}/{{widgetId}}",
             handler=f"widgets.get_widget_{index}",
             access={"GetItem": (ACCOUNTS,)},
-            reply="a widget",
         )
         for index in range(count)
     )

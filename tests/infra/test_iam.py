@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+import job_access
 import routes
+import table_patterns
 from infra import constants
 from routes import ROUTES
 
@@ -19,7 +21,7 @@ AUDIT = "audit_locks"
 
 def _declared(function: str) -> dict[str, set[str]]:
     """dynamodb:<Action> -> LeadingKeys patterns, as the route table declares them (or the audit's)."""
-    access = routes.AUDIT_TABLE_ACCESS if function == AUDIT else routes.by_operation(function).table_access
+    access = job_access.AUDIT_TABLE_ACCESS if function == AUDIT else routes.by_operation(function).table_access
     return {f"dynamodb:{action}": set(patterns) for action, patterns in access.items()}
 
 
@@ -72,7 +74,7 @@ def test_request_markers_are_reachable_only_by_functions_that_take_a_key(synth: 
         patterns = (
             set().union(*_granted(synth, route.operation).values()) if route.operation != "check_health" else set()
         )
-        if routes.REQUEST_MARKERS in patterns:
+        if table_patterns.REQUEST_MARKERS in patterns:
             assert route.idempotency != "none", route.operation
         elif route.idempotency != "none":
             # A keyed route without markers records its request as a stamp on the one item it updates.

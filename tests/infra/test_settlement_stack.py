@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-import routes
+import job_access
+import table_patterns
 from infra import constants
 from infra import settlement as settlement_infra
 
@@ -37,8 +38,8 @@ def _granted(synth: Synth, handler: str) -> dict[str, set[str]]:
 @pytest.mark.parametrize(
     ("handler", "access"),
     [
-        (settlement_infra.SWEEPER_HANDLER, routes.SWEEPER_TABLE_ACCESS),
-        (constants.SETTLEMENT_HANDLER, routes.SETTLEMENT_TABLE_ACCESS),
+        (settlement_infra.SWEEPER_HANDLER, job_access.SWEEPER_TABLE_ACCESS),
+        (constants.SETTLEMENT_HANDLER, job_access.SETTLEMENT_TABLE_ACCESS),
     ],
     ids=["sweeper", "settlement"],
 )
@@ -49,7 +50,7 @@ def test_table_access_is_exactly_the_declared_one(synth: Synth, handler: str, ac
 def test_the_sweeper_writes_nothing_but_settlement_updates(synth: Synth) -> None:
     granted = _granted(synth, settlement_infra.SWEEPER_HANDLER)
     assert set(granted) == {"dynamodb:Query", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem"}
-    assert granted["dynamodb:UpdateItem"] == {routes.ACCOUNTS, routes.REQUEST_MARKERS}
+    assert granted["dynamodb:UpdateItem"] == {table_patterns.ACCOUNTS, table_patterns.REQUEST_MARKERS}
 
 
 def test_the_sweeper_queries_the_unsettled_index_only_and_never_scans(synth: Synth) -> None:
@@ -57,7 +58,7 @@ def test_the_sweeper_queries_the_unsettled_index_only_and_never_scans(synth: Syn
     (query,) = [s for s in synth.role_statements(props) if "dynamodb:Query" in synth.as_list(s["Action"])]
     assert synth.as_list(query["Action"]) == ["dynamodb:Query"]
     (resource,) = synth.as_list(query["Resource"])
-    assert synth.index_patterns(query) == {routes.UNSETTLED_BALANCES} and "Condition" not in query
+    assert synth.index_patterns(query) == {job_access.UNSETTLED_BALANCES} and "Condition" not in query
     assert json.dumps(resource).endswith('"/index/unsettled"]]}')  # the index's ARN, not the table's
     assert all("dynamodb:Scan" not in synth.as_list(s["Action"]) for s in synth.role_statements(props))
 

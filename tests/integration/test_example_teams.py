@@ -28,7 +28,7 @@ from ddbguard_api import models
 from examples.teams.routes import TEAM_ROUTES
 from examples.teams.team import TEAM
 from local import audit_locks as audit_command
-from local import demo, schemathesis_config, walkthrough_reset
+from local import schemathesis_config, walkthrough_reset, walkthrough_steps
 from local.events import sample_event
 from local.in_process import InProcessEnvironments, new_environment
 from local.invocation import running
@@ -51,7 +51,7 @@ def beside_the_product() -> Iterator[tuple[routes.Route, ...]]:
     patch = pytest.MonkeyPatch()
     patch.setattr(routes, "ROUTES", (*routes.ROUTES, *TEAM_ROUTES))
     patch.setattr(routes, "ENTITIES", (*routes.ENTITIES, TEAM))
-    patch.setattr(demo, "WALKTHROUGH", demo._walkthrough())
+    patch.setattr(walkthrough_steps, "WALKTHROUGH", walkthrough_steps.walkthrough())
     yield routes.ROUTES
     # The session's least-privilege check judges the product's functions; the team's are judged here.
     for function in TEAM_FUNCTIONS:
@@ -160,7 +160,7 @@ def _service_accepts_slug(value: str) -> bool:
 
 
 def test_the_sample_events_run_in_walkthrough_order_twice(dynamodb_local) -> None:
-    ordered = sorted(TEAM_ROUTES, key=lambda r: r.walkthrough.step if r.walkthrough else 0)
+    ordered = sorted(TEAM_ROUTES, key=lambda r: walkthrough_steps.step_of(r).step)
     walkthrough_reset.reset_finished_walkthrough()  # a rerun of this module in one session starts clean
     for attempt in ("first pass", "second pass"):
         answers = [invoke(route, sample_event(route))["statusCode"] for route in ordered]

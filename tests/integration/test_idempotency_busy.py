@@ -16,6 +16,7 @@ from botocore.awsrequest import AWSResponse, HTTPHeaders
 
 import routes
 from ddbguard.store import transient
+from local.walkthrough_steps import sample_body
 
 IDEMPOTENT_ROUTES = [route for route in routes.ROUTES if route.idempotency != "none"]
 THROTTLED = {
@@ -53,7 +54,7 @@ def _body(route: routes.Route, uid: str) -> dict | None:
         return {"accountId": f"acct-{uid}", "items": [{"sku": "S", "quantity": 1, "unitPriceCents": 1}]}
     if route.operation == "create_account":
         return {"email": f"busy-{uid}@example.com", "username": f"busy_{uid}"}
-    return route.sample_body
+    return sample_body(route)
 
 
 @pytest.fixture

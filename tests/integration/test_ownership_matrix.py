@@ -18,6 +18,7 @@ import pytest
 import routes
 from ddbguard.store import codec, keys
 from local.scenarios import open_funded_ledger
+from local.walkthrough_steps import sample_body
 
 LINES = [{"sku": "BOOK-1843", "quantity": 1, "unitPriceCents": 100}]
 
@@ -64,7 +65,7 @@ OTHER_ENTITIES = [e for e in routes.ENTITIES if e.kind not in ("account", "order
 
 def _created_by_a(api, entity, a: str, uid: str) -> str:
     create = next(r for r in routes.ROUTES if r.entity is entity and r.method == "POST" and not r.path_parameters)
-    body = dict(create.sample_body or {})
+    body = dict(sample_body(create) or {})
     for name in [u.field for u in entity.unique] + [entity.id_field]:
         if isinstance(body.get(name), str):
             body[name] = f"{body[name]}-{uid}"  # unique per run
@@ -78,7 +79,7 @@ def _request(route: routes.Route, ids: dict[str, str], world: dict[str, str], ke
     path = route.path
     for name in route.path_parameters:
         path = path.replace(f"{{{name}}}", ids[name])
-    body: Any = route.sample_body
+    body: Any = sample_body(route)
     if route.operation == "create_transfer":
         body = {"fromAccountId": ids["accountId"], "toAccountId": world["bAccountId"], "amountCents": 10}
     elif route.operation == "create_order":

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import routes
+import table_patterns
 from routes import ROUTES
 
 
 def test_key_patterns_match_the_layer_key_builders() -> None:
     from ddbguard.store import keys
 
-    assert f"{keys.ACCOUNT_PREFIX}*" == routes.ACCOUNTS
-    assert f"{keys.ORDER_PREFIX}*" == routes.ORDERS
-    assert f"{keys.REQUEST_PREFIX}*" == routes.REQUEST_MARKERS
-    assert f"{keys.LOCK_PREFIX}EMAIL#*" == routes.EMAIL_LOCKS
-    assert f"{keys.LOCK_PREFIX}HANDLE#*" == routes.USERNAME_LOCKS
-    assert keys.lock_key("EMAIL", "a@b.io")["PK"].startswith(routes.EMAIL_LOCKS[:-1])
-    assert keys.order_key("alice", "o-1")["PK"].startswith(routes.ORDERS[:-1])
+    assert f"{keys.ACCOUNT_PREFIX}*" == table_patterns.ACCOUNTS
+    assert f"{keys.ORDER_PREFIX}*" == table_patterns.ORDERS
+    assert f"{keys.REQUEST_PREFIX}*" == table_patterns.REQUEST_MARKERS
+    assert f"{keys.LOCK_PREFIX}EMAIL#*" == table_patterns.EMAIL_LOCKS
+    assert f"{keys.LOCK_PREFIX}HANDLE#*" == table_patterns.USERNAME_LOCKS
+    assert keys.lock_key("EMAIL", "a@b.io")["PK"].startswith(table_patterns.EMAIL_LOCKS[:-1])
+    assert keys.order_key("alice", "o-1")["PK"].startswith(table_patterns.ORDERS[:-1])
+    assert keys.owner_index_partition("alice").startswith(table_patterns.OWNER_INDEX[:-1])
 
 
 def test_idempotency_keeps_no_records_of_its_own(dynamodb_local) -> None:

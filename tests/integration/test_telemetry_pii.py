@@ -22,6 +22,7 @@ from aws_xray_sdk.core import patch, xray_recorder
 
 import routes
 from ddbguard import observability
+from local.walkthrough_steps import sample_body
 
 
 class CapturingEmitter:
@@ -177,7 +178,7 @@ def _routes_not_walked_above(call: TracedApi, uid: str, sub: str) -> None:
         for name in route.path_parameters:
             path = path.replace(f"{{{name}}}", f"pii-{name}-{uid}")
         key = f"pii-{route.operation}-{uid}" if route.idempotency != "none" else None
-        reply = call(route.method, path, route.sample_body, sub=sub, idempotency_key=key, if_match=0)
+        reply = call(route.method, path, sample_body(route), sub=sub, idempotency_key=key, if_match=0)
         assert reply.status < 500, (route.key, reply.json)
 
 

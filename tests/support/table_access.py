@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
+import job_access
 import routes
+import table_patterns
 from local.invocation import current_function
 
 AUDIT_FUNCTION = "audit_locks"
@@ -37,9 +39,9 @@ _HOOK_ID = "ddbguard-table-access-recorder"
 def declared_access() -> dict[str, dict[str, tuple[str, ...]]]:
     """function -> action -> partition-key patterns, as the route table declares them (what infra/ grants)."""
     declared = {route.operation: route.table_access for route in routes.ROUTES}
-    declared[AUDIT_FUNCTION] = dict(routes.AUDIT_TABLE_ACCESS)
-    declared[SETTLEMENT_FUNCTION] = dict(routes.SETTLEMENT_TABLE_ACCESS)
-    declared[SWEEPER_FUNCTION] = dict(routes.SWEEPER_TABLE_ACCESS)
+    declared[AUDIT_FUNCTION] = dict(job_access.AUDIT_TABLE_ACCESS)
+    declared[SETTLEMENT_FUNCTION] = dict(job_access.SETTLEMENT_TABLE_ACCESS)
+    declared[SWEEPER_FUNCTION] = dict(job_access.SWEEPER_TABLE_ACCESS)
     return declared
 
 
@@ -88,7 +90,7 @@ def item_actions(operation: str, params: dict[str, Any]) -> list[tuple[str, str]
     if operation == "TransactGetItems":
         return [("GetItem", _partition(entry["Get"]["Key"])) for entry in params.get("TransactItems", [])]
     if operation == "Query" and params.get("IndexName"):  # a secondary index: granted on the index, by name
-        return [(operation, f"{routes.INDEX_PREFIX}{params['IndexName']}")]
+        return [(operation, f"{table_patterns.INDEX_PREFIX}{params['IndexName']}")]
     if operation == "Query":
         return [(operation, _query_partition(params))]
     if operation == "BatchGetItem":

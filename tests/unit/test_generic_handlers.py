@@ -8,9 +8,11 @@ import importlib.util
 import pytest
 
 import routes
+from generic_routes import CRUD_VERBS
 from local.openapi import _handler_modules
+from route_facts import GENERIC_HANDLERS
 
-GENERIC = [route for route in routes.ROUTES if route.handler.startswith(f"{routes.GENERIC_HANDLERS}.")]
+GENERIC = [route for route in routes.ROUTES if route.is_generic]
 
 
 def test_the_product_serves_some_routes_generically() -> None:
@@ -23,10 +25,12 @@ def test_each_generic_route_has_its_own_module_with_a_handler(route: routes.Rout
     _handler_modules()  # the environment a handler module is imported in (a boto3 client, no call)
     module = importlib.import_module(route.handler)
     assert callable(module.handler) and module.endpoint.route is route
-    assert module.__doc__ == f"{route.key}: {route.summary}"
+    assert route.entity is not None and module.__doc__ == (
+        f"{route.key}: the generic {CRUD_VERBS[route.method]} of the {route.entity.kind}"
+    )
 
 
 def test_a_name_no_route_has_is_no_module() -> None:
-    assert importlib.util.find_spec(f"{routes.GENERIC_HANDLERS}.no_such_operation") is None
+    assert importlib.util.find_spec(f"{GENERIC_HANDLERS}.no_such_operation") is None
     with pytest.raises(ModuleNotFoundError):
-        importlib.import_module(f"{routes.GENERIC_HANDLERS}.no_such_operation")
+        importlib.import_module(f"{GENERIC_HANDLERS}.no_such_operation")
