@@ -22,6 +22,7 @@ from ddbguard_api.replies import Reply
 from local.apigw_events import build_event
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
+from local.walkthrough_steps import sample_body
 
 OPENAPI = json.loads((ROOT / "docs" / "openapi.json").read_text())
 IDS = {"accountId": "acct-1", "orderId": "ord-1", "holdId": "hold-1"} | {e.id_field: "id-1" for e in routes.ENTITIES}
@@ -39,7 +40,8 @@ def _event(route: routes.Route, *, key: str | None = None, origin: str | None = 
         headers.append(("If-Match", '"4"'))
     if origin:
         headers.append(("Origin", origin))
-    body = json.dumps(route.sample_body).encode() if route.sample_body is not None else None
+    sample = sample_body(route)
+    body = json.dumps(sample).encode() if sample is not None else None
     event = build_event(
         method=route.method,
         resource=route.path,
