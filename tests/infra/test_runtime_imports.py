@@ -33,11 +33,13 @@ PINNED = {
     "ddbguard.domain.entities.orders",
     "ddbguard.domain.normalize",
     "ddbguard.domain.projections",
+    "ddbguard.domain.views",  # TypedDicts the projections return: no code runs
     "ddbguard.guards",
     "ddbguard.guards.entity",
     "ddbguard.guards.fields",
     "ddbguard.store",
     "ddbguard.store.confusables",
+    "ddbguard.store.items",  # TypedDicts the views are built from
     "ddbguard.store.keys",
     "ddbguard.store.schema",
     "ddbguard.store.shapes",
