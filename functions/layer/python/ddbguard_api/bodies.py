@@ -164,7 +164,7 @@ def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[Ba
                 [FieldError(k, "unknown_field", "Extra inputs are not permitted") for k in document],
             )
         return None, document
-    from pydantic import ValidationError  # loaded with the model by now
+    from pydantic_core import ValidationError  # pydantic's own; loaded with the validator by now
 
     try:
         return model.model_validate(document), document
