@@ -9,10 +9,10 @@ Each figure is a fresh `python3.13 -S -B` process on the built layers (infra/sha
 layer's host twin, both with bytecode; nothing written), timing from its first line: making the validator ready
 ("ready": imports and model build) and validating a valid body ("1st validate"), then one invalid body (a string
 amount and an unknown field) whose error list is shown. The options, interleaved option by option in each round
-(medians): pydantic, lazy, as today (`ddbguard_api.models`, each model built at first use: defer_build);
+(medians): pydantic, lazy, the former request path (`ddbguard_api.models`, each model built at first use: defer_build);
 pydantic, built ahead (the same models, every one built at import, as defer_build=False would); pydantic-core,
-precompiled (the model's core schema generated at build time into a Python literal with no callable inside, and
-`pydantic_core.SchemaValidator` made from it at run time: pydantic itself is never imported); msgspec
+precompiled, the request path now (`ddbguard_api.lazy_models` on the core schemas generated ahead into
+ddbguard_api/compiled_schemas.py: pydantic itself is never imported); msgspec
 (`msgspec.Struct` types written to match, forbid_unknown_fields and Meta constraints, `msgspec.convert` with
 strict=True); fastjsonschema (code compiled at build time by `compile_to_code` from the models' JSON Schema,
 imported at run time; that schema states the normalised rules of email and username, not the raw bounds the
@@ -47,7 +47,7 @@ INVALID = {
 # What each option runs in the fresh process: READY makes the validator, VALIDATE(doc) -> list of (field, code,
 # message) problems ([] when valid). `model` is the model's name.
 OPTIONS: dict[str, tuple[str, str]] = {
-    "pydantic, lazy (today)": (
+    "pydantic, lazy (the former path)": (
         "from ddbguard_api import models\nmodel = getattr(models, NAME)\n",
         "from pydantic import ValidationError\nfrom ddbguard_api.bodies import field_errors\n"
         "def validate(doc):\n"
@@ -66,15 +66,13 @@ OPTIONS: dict[str, tuple[str, str]] = {
         "    except ValidationError as error:\n"
         "        return [(e.field, e.code, e.message) for e in field_errors(error)]\n",
     ),
-    "pydantic-core, precompiled": (
-        "import pydantic_core\nfrom precompiled_schemas import SCHEMAS\n"
-        "validator = pydantic_core.SchemaValidator(SCHEMAS[NAME])\n",
-        "from ddbguard_api.bodies import _CODES\n"
+    "pydantic-core, precompiled (the request path)": (
+        "from ddbguard_api.lazy_models import lazy_model\nmodel = lazy_model(NAME)\nmodel.validator\n",
+        "from pydantic_core import ValidationError\nfrom ddbguard_api.bodies import field_errors\n"
         "def validate(doc):\n"
-        "    try:\n        validator.validate_python(doc, strict=True)\n        return []\n"
-        "    except pydantic_core.ValidationError as error:\n"
-        "        return [('.'.join(map(str, e['loc'])), _CODES.get(e['type'], e['type']), e['msg'])\n"
-        "                for e in error.errors(include_url=False)]\n",
+        "    try:\n        model.model_validate(doc)\n        return []\n"
+        "    except ValidationError as error:\n"
+        "        return [(e.field, e.code, e.message) for e in field_errors(error)]\n",
     ),
     "msgspec": (
         "import msgspec\nfrom typing import Annotated\n"
@@ -127,35 +125,18 @@ def validator_site() -> Path:
     return SITE
 
 
-def _without_callables(value: Any) -> Any:
-    """A core schema as a literal: `metadata` (JSON Schema hooks) dropped, a `model` replaced by its fields."""
-    if isinstance(value, dict):
-        if value.get("type") == "model":
-            fields = dict(value["schema"])
-            fields["extra_behavior"] = value["config"]["extra_fields_behavior"]
-            return _without_callables(fields)
-        return {k: _without_callables(v) for k, v in value.items() if k not in {"metadata", "ref", "cls"}}
-    if isinstance(value, list):
-        return [_without_callables(v) for v in value]
-    return value
-
-
 def build_time_modules(folder: Path) -> None:
-    """What a build step would ship: the core schemas as a literal, the JSON Schema validators as code."""
+    """What a build step would ship for fastjsonschema: the JSON Schema validators as code."""
     sys.path[:0] = [str(ROOT / "functions" / "layer" / "python"), str(validator_site())]
     import fastjsonschema  # type: ignore[import-not-found]  # installed for this bench only
 
     from ddbguard_api import models
 
-    schemas = {}
     code = ["import re\nfrom fastjsonschema import JsonSchemaValueException\n"]
     for name in MODELS:
         model = getattr(models, name)
-        model.model_rebuild(force=True)
-        schemas[name] = _without_callables(model.__pydantic_core_schema__)
         generated = fastjsonschema.compile_to_code(model.model_json_schema())
         code.append(generated.replace("def validate(", f"def validate_{name}(").replace("\nimport re", ""))
-    (folder / "precompiled_schemas.py").write_text(f"SCHEMAS = {schemas!r}\n", encoding="utf-8")
     (folder / "compiled_schemas.py").write_text("\n".join(code), encoding="utf-8")
     # Compiled as the layers are, so no option pays for compiling its module.
     from infra import layer_bytecode
