@@ -213,8 +213,12 @@ def main() -> None:
 
         current = results.RESULTS.read_text(encoding="utf-8")
         head, marker, tail = current.partition("## 3e. ")
-        rest = tail.split("\n## ", 1)[1] if marker and "\n## " in tail else ""
-        results.write(head.rstrip("\n") + "\n\n" + text + ("\n\n## " + rest if rest else "\n"))
+        if not marker:  # first time: before the section after the 3s, else at the end
+            head, marker, tail = current.partition("\n## 7. ")
+            tail = "7. " + tail if marker else ""
+        else:
+            tail = tail.split("\n## ", 1)[1] if "\n## " in tail else ""
+        results.write(head.rstrip("\n") + "\n\n" + text + ("\n\n## " + tail if tail else "\n"))
 
 
 if __name__ == "__main__":
