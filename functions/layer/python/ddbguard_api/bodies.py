@@ -126,6 +126,14 @@ _CODES = {
 }
 
 
+def something_to_change(body: Any) -> Any:
+    """UpdateAccount's rule, at least one field to change. Plain Python, so that the precompiled schema can name it
+    (ddbguard_api.compiled_schemas) and validate without pydantic; pydantic-core turns the ValueError into a 422."""
+    if body.email is None and body.username is None and body.displayName is None:
+        raise ValueError("send at least one of email, username, displayName")
+    return body
+
+
 def field_errors(error: ValidationError) -> list[FieldError]:
     result = []
     for issue in error.errors(include_url=False):

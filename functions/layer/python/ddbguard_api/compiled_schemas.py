@@ -239,6 +239,57 @@ SCHEMAS: dict[str, Any] = {
         "root_model": False,
         "config": {"extra_fields_behavior": "forbid", "strict": True, "title": "Transfer"},
     },
+    "UpdateAccount": {
+        "type": "function-after",
+        "function": {"type": "no-info", "function": {"__function__": "ddbguard_api.bodies:something_to_change"}},
+        "schema": {
+            "type": "model",
+            "cls": "UpdateAccount",
+            "schema": {
+                "type": "model-fields",
+                "fields": {
+                    "email": {
+                        "type": "model-field",
+                        "schema": {
+                            "type": "default",
+                            "schema": {
+                                "type": "nullable",
+                                "schema": {"type": "str", "strict": True, "min_length": 3, "max_length": 254},
+                            },
+                            "default": None,
+                        },
+                    },
+                    "username": {
+                        "type": "model-field",
+                        "schema": {
+                            "type": "default",
+                            "schema": {
+                                "type": "nullable",
+                                "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 254},
+                            },
+                            "default": None,
+                        },
+                    },
+                    "displayName": {
+                        "type": "model-field",
+                        "schema": {
+                            "type": "default",
+                            "schema": {
+                                "type": "nullable",
+                                "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 100},
+                            },
+                            "default": None,
+                        },
+                    },
+                },
+                "model_name": "UpdateAccount",
+                "computed_fields": [],
+            },
+            "custom_init": False,
+            "root_model": False,
+            "config": {"extra_fields_behavior": "forbid", "strict": True, "title": "UpdateAccount"},
+        },
+    },
     "UpdateOrderStatus": {
         "type": "model",
         "cls": "UpdateOrderStatus",

@@ -55,9 +55,19 @@ def body_class(name: str) -> type[Body]:
     return type(name, (Body,), {"__slots__": ()})
 
 
+FUNCTION_KEY = "__function__"  # ddbguard_api.models.FUNCTION_KEY: a plain validator function, `module:name`
+
+
+def _function(reference: str) -> Any:
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def _with_classes(schema: Any) -> Any:
-    """The literal schema with each model's name replaced by its `Body` class."""
+    """The literal schema with each model's name replaced by its `Body` class, each function named by its function."""
     if isinstance(schema, dict):
+        if set(schema) == {FUNCTION_KEY}:
+            return _function(schema[FUNCTION_KEY])
         if schema.get("type") == "model":
             return {**{k: _with_classes(v) for k, v in schema.items()}, "cls": body_class(schema["cls"])}
         return {key: _with_classes(value) for key, value in schema.items()}

@@ -30,6 +30,7 @@ from ddbguard.limits import (
     USERNAME_MIN_CHARS,
     USERNAME_PATTERN,
 )
+from ddbguard_api.bodies import something_to_change
 from ddbguard_api.schema_patterns import email_pattern, visible_text_pattern, with_pattern
 
 Cents = Annotated[
@@ -120,11 +121,8 @@ class UpdateAccount(StrictModel):
     username: Username | None = None
     displayName: DisplayName | None = None
 
-    @model_validator(mode="after")
-    def _something_to_change(self) -> UpdateAccount:
-        if self.email is None and self.username is None and self.displayName is None:
-            raise ValueError("send at least one of email, username, displayName")
-        return self
+    # A plain function (ddbguard_api.bodies), so the precompiled schema can name it: see compiled_schemas_source.
+    _something_to_change = model_validator(mode="after")(something_to_change)
 
 
 class Amount(StrictModel):
@@ -205,11 +203,15 @@ def __getattr__(name: str) -> Any:
 # same engine gives the same values, error types and messages, without importing pydantic (about 100 ms of a first
 # request; docs/decisions.md, "Body validation"). `make regenerate` writes the module; a test keeps it equal.
 COMPILED_MODULE = "compiled_schemas.py"
+# Validator functions a literal schema may name: modules that import no pydantic.
+PLAIN_VALIDATOR_MODULES = ("ddbguard_api.bodies",)
+FUNCTION_KEY = "__function__"
 
 
 def _as_literal(value: Any) -> Any:
     """A core schema without its JSON Schema hooks (`metadata`) and process-bound `ref`s; a model's class becomes its
-    name. TypeError when anything else is not a literal (a validator function), so that model stays on pydantic."""
+    name, a plain validator function its `module:name`. TypeError for anything else that is not a literal (a
+    validator defined with pydantic), so that model stays on pydantic."""
     if isinstance(value, dict):
         literal = {}
         for key, item in value.items():
@@ -221,6 +223,8 @@ def _as_literal(value: Any) -> Any:
         return [_as_literal(item) for item in value]
     if value is None or isinstance(value, str | int | float | bool):
         return value
+    if callable(value) and getattr(value, "__module__", None) in PLAIN_VALIDATOR_MODULES:
+        return {FUNCTION_KEY: f"{value.__module__}:{value.__qualname__}"}  # resolved by ddbguard_api.lazy_models
     raise TypeError(f"{type(value).__name__} in a core schema")
 
 
