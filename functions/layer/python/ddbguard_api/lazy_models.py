@@ -5,9 +5,9 @@ A handler names its model here instead. `model_validate` runs pydantic-core alon
 generated ahead from ddbguard_api/models.py into ddbguard_api/compiled_schemas.py: the same engine, so the same
 values, error types and messages (a test compares them with pydantic's). The result is a `Body`: the fields as
 attributes and `model_dump()`. A model left out of that module (one whose validator is not a plain function, or
-an entity's derived model) is imported with pydantic and validates as before. The validator is built at the first request, or
-before a SnapStart snapshot (`ddbguard.snapshot_hooks`), whichever comes first. Anything else the edge asks of a
-model class (OpenAPI generation) goes to the pydantic class: `resolved`, or any other attribute.
+an entity's derived model) is imported with pydantic and validates as before. The validator is built at the first
+request, or before a SnapStart snapshot (`ddbguard.snapshot_hooks`), whichever comes first. Anything else the edge
+asks of a model class (OpenAPI generation) goes to the pydantic class: `resolved`, or any other attribute.
 """
 
 from __future__ import annotations
