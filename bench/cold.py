@@ -1,25 +1,38 @@
-"""Section 3b: cold init of every handler beside `import boto3`, as deployed, and the cost of each tracing option.
+"""Section 3b: a cold start as a caller meets it, for every handler: the import, and init plus the first request.
 
-As deployed: each figure is a fresh `python -S -B` process whose path is only what Lambda's would hold: the
-function code (functions/), the shared layer (functions/layer/python) and the dependencies layer built from
-requirements.txt (its host-platform twin, infra/dependency_layer.py), with the environment the stack sets
-(tracing provider included) and none of the venv's development packages. The baseline is `import boto3` from
-the same dependencies layer. Pairs interleave: each handler process right after a baseline process, so load on the
-shared machine hits both sides of a pair alike; a row's ratio is the median of its pairs' ratios.
+As deployed: each figure is a fresh `python3.13 -S -B` process (with `PYTHONDONTWRITEBYTECODE=1`: nothing is
+written, as on Lambda's read-only file system) whose path is only what Lambda's would hold, built as the stack
+builds it: the function code (a copy of functions/ without caches, as the code asset; also the working
+directory), the shared layer as staged with its bytecode (infra/shared_layer.py) and the dependencies layer's
+host-platform twin with its bytecode (infra/dependency_layer.py); the environment the stack sets, tracing
+provider included; none of the venv's packages.
 
-In each handler process: the import (module init), then the first invocation, then the same event again (warm);
-the first invocation's extra cost is first - warm. Wall time is the target's measure;
-CPU time (`process_time`) is shown beside it because it does not count the time a process waits for a core,
-which on a loaded shared machine is most of the noise.
+Two processes per row and round, interleaved (the order alternates by round, so neither side is always second).
+The handler: its import (module init), then its first invocation with the row's sample event (a fresh
+Idempotency-Key each round, so each round does the work again instead of replaying), whose DynamoDB calls are
+recorded. The bare handler: `import boto3`, a client (when there is a call to make) and the same DynamoDB calls
+against the same DynamoDB Local, a refusal replayed as a refusal; its `import boto3` is the import baseline.
+A row's ratio is the median of its pairs' ratios (each pair taken under the same load on the shared machine).
+Times start at the process's first line (the interpreter's own start, the same for both, is left out, which makes
+the ratios stricter). CPU time (`process_time`) is shown beside wall time because it does not count waiting for a
+core, most of the noise on a loaded machine.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import pickle
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,37 +45,53 @@ import json, sys, time
 spec = json.loads(sys.stdin.read())
 start, start_cpu = time.perf_counter(), time.process_time()
 exec(spec.get("bootstrap") or "")
-if spec["module"] == "boto3":
+calls, outcomes = [], []
+if spec["module"] == "boto3":  # the bare handler: the same DynamoDB calls, nothing else
     import boto3
     imported, imported_cpu = time.perf_counter(), time.process_time()
-    client = boto3.session.Session().client("dynamodb")
-    item = {"PK": {"S": "COLD#boto3"}, "SK": {"S": "X"}}
-    client.put_item(TableName=spec["table"], Item=item)
-    first = time.perf_counter()
-    client.put_item(TableName=spec["table"], Item=item)
-    warm = time.perf_counter()
+    import base64, pickle
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+    config = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=5)
+    replayed = pickle.loads(base64.b64decode(spec["calls"]))
+    client = boto3.session.Session().client("dynamodb", config=config) if replayed else None
+    for operation, params in replayed:
+        try:
+            getattr(client, operation)(**params)
+            outcomes.append("ok")
+        except ClientError as error:  # a refusal replays as a refusal
+            outcomes.append(error.response["Error"]["Code"])
 else:
     import importlib
     handler = importlib.import_module(spec["module"]).handler
     imported, imported_cpu = time.perf_counter(), time.process_time()
-    from types import SimpleNamespace
-    arn = "arn:aws:lambda:us-east-1:000000000000:function:" + spec["function"]
-    context = SimpleNamespace(function_name=spec["function"], function_version="$LATEST", memory_limit_in_mb=256,
-        aws_request_id="cold", invoked_function_arn=arn, get_remaining_time_in_millis=lambda: 30000)
-    statuses = []
-    first = imported
-    for event in [spec["event"]] * (2 if spec["event"] is not None else 0):
-        answer = handler(event, context)
-        statuses.append(answer.get("statusCode", 200) if isinstance(answer, dict) else 200)
-        if len(statuses) == 1:
-            first = time.perf_counter()
-    warm = time.perf_counter()
-    assert all(status < 500 for status in statuses), statuses
+    if spec["event"] is not None:
+        import copy, re
+        from botocore.client import BaseClient
+        sent = BaseClient._make_api_call
+
+        def recorded(client, operation, params):
+            calls.append((re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower(), copy.deepcopy(params)))
+            return sent(client, operation, params)
+
+        BaseClient._make_api_call = recorded
+        from types import SimpleNamespace
+        arn = "arn:aws:lambda:us-east-1:000000000000:function:" + spec["function"]
+        context = SimpleNamespace(function_name=spec["function"], function_version="$LATEST", memory_limit_in_mb=256,
+            aws_request_id="cold", invoked_function_arn=arn, get_remaining_time_in_millis=lambda: 30000)
+        answer = handler(spec["event"], context)
+        BaseClient._make_api_call = sent
+        outcomes.append(answer.get("statusCode", 200) if isinstance(answer, dict) else 200)
+first, first_cpu = time.perf_counter(), time.process_time()
+import base64, pickle
+# The process's own peak (ru_maxrss would carry over the parent's from before exec).
+peak_kib = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 leaked = sorted(name for name in spec.get("watch", []) if name in sys.modules)
 sys.stderr.flush()
-print(json.dumps({"import_ms": (imported - start) * 1000,
-    "import_cpu_ms": (imported_cpu - start_cpu) * 1000, "first_ms": (first - imported) * 1000,
-    "warm_ms": (warm - first) * 1000, "loaded": leaked}), file=sys.__stdout__)
+print(json.dumps({"import_ms": (imported - start) * 1000, "import_cpu_ms": (imported_cpu - start_cpu) * 1000,
+    "init_first_ms": (first - start) * 1000, "init_first_cpu_ms": (first_cpu - start_cpu) * 1000,
+    "max_rss_mib": peak_kib / 1024, "outcomes": outcomes,
+    "calls": base64.b64encode(pickle.dumps(calls)).decode(), "loaded": leaked}), file=sys.__stdout__)
 """
 
 # What ADOT's wrapper (`AWS_LAMBDA_EXEC_WRAPPER=/opt/otel-instrument`) sets up before the handler module is
@@ -89,53 +118,89 @@ OTEL_SITE = ROOT / ".local" / "bench-otel"
 
 @dataclass
 class ColdFigures:
+    """One side's figures over the rounds (a handler, or its bare twin)."""
+
     name: str
     import_ms: list[float] = field(default_factory=list)
-    first_ms: list[float] = field(default_factory=list)
-    warm_ms: list[float] = field(default_factory=list)
+    import_cpu_ms: list[float] = field(default_factory=list)
+    init_first_ms: list[float] = field(default_factory=list)
+    init_first_cpu_ms: list[float] = field(default_factory=list)
+    max_rss_mib: list[float] = field(default_factory=list)
+    outcomes: list[list[Any]] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
     loaded: set[str] = field(default_factory=set)
-    ratios: list[float] = field(default_factory=list)  # import / the paired baseline's import
-    cpu_ratios: list[float] = field(default_factory=list)  # the same in CPU time (process_time)
 
     def add(self, figures: dict[str, Any]) -> None:
         self.import_ms.append(figures["import_ms"])
-        self.first_ms.append(figures["first_ms"])
-        self.warm_ms.append(figures["warm_ms"])
+        self.import_cpu_ms.append(figures["import_cpu_ms"])
+        self.init_first_ms.append(figures["init_first_ms"])
+        self.init_first_cpu_ms.append(figures["init_first_cpu_ms"])
+        self.max_rss_mib.append(figures["max_rss_mib"])
+        self.outcomes.append(figures["outcomes"])
+        self.calls.append(len(_calls(figures)))
         self.loaded.update(figures["loaded"])
 
-    @property
-    def import_p50(self) -> float:
-        return statistics.median(self.import_ms)
 
-    @property
-    def ratio_p50(self) -> float:
-        return statistics.median(self.ratios)
+@dataclass
+class ColdRow:
+    """A handler and its bare twin, measured in pairs; each pair gives one ratio of each kind."""
 
-    @property
-    def cpu_ratio_p50(self) -> float:
-        return statistics.median(self.cpu_ratios)
+    case: ColdCase
+    handler: ColdFigures
+    bare: ColdFigures
+    import_ratios: list[float] = field(default_factory=list)  # handler import / bare `import boto3`
+    import_cpu_ratios: list[float] = field(default_factory=list)
+    first_ratios: list[float] = field(default_factory=list)  # handler init + 1st request / bare init + same calls
+    first_cpu_ratios: list[float] = field(default_factory=list)
+
+    def pair(self, handler: dict[str, Any], bare: dict[str, Any]) -> None:
+        self.handler.add(handler)
+        self.bare.add(bare)
+        self.import_ratios.append(handler["import_ms"] / bare["import_ms"])
+        self.import_cpu_ratios.append(handler["import_cpu_ms"] / bare["import_cpu_ms"])
+        if self.case.event is not None:
+            self.first_ratios.append(handler["init_first_ms"] / bare["init_first_ms"])
+            self.first_cpu_ratios.append(handler["init_first_cpu_ms"] / bare["init_first_cpu_ms"])
 
     @property
     def invoked(self) -> bool:
-        return any(self.first_ms)
-
-    @property
-    def first_extra_p50(self) -> float:
-        return statistics.median(f - w for f, w in zip(self.first_ms, self.warm_ms, strict=True))
-
-    @property
-    def warm_p50(self) -> float:
-        return statistics.median(self.warm_ms)
+        return bool(self.first_ratios)
 
 
-def deployed_path(tracing: str) -> str:
-    """Lambda's import path for this stack: function code, shared layer, dependencies layer (host twin; with the
-    X-Ray SDK only for tracing=xray-sdk, as deployed)."""
-    from infra import dependency_layer
+def _calls(figures: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    calls: list[tuple[str, dict[str, Any]]] = pickle.loads(base64.b64decode(figures["calls"]))
+    return calls
+
+
+def _p50(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _spread(values: list[float]) -> str:
+    return f"{_p50(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+
+
+@contextmanager
+def deployed_code() -> Iterator[Path]:
+    """The function code asset as the stack builds it (functions/ without the layer, caches and tests): Lambda's
+    /var/task holds no bytecode for it, and neither does this copy."""
+    from infra import constants
+
+    with tempfile.TemporaryDirectory(prefix="ddbguard-cold-") as folder:
+        code = Path(folder) / "task"
+        shutil.copytree(constants.FUNCTIONS_DIR, code, ignore=shutil.ignore_patterns(*constants.CODE_EXCLUDES))
+        yield code
+
+
+def deployed_path(code: Path, tracing: str) -> str:
+    """Lambda's import path for this stack: function code, then the layers' python/ folders as built for deploy
+    (the shared layer staged with bytecode; the dependencies layer's host twin, with the X-Ray SDK only for
+    tracing=xray-sdk, as deployed)."""
+    from infra import dependency_layer, shared_layer
 
     with_xray_sdk = tracing == "xray-sdk"
     site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM, with_xray_sdk=with_xray_sdk) / "python"
-    return os.pathsep.join(str(p) for p in (ROOT / "functions", ROOT / "functions" / "layer" / "python", site))
+    return os.pathsep.join(str(p) for p in (code, shared_layer.layer_root() / "python", site))
 
 
 def otel_site() -> Path:
@@ -150,12 +215,13 @@ def otel_site() -> Path:
     return OTEL_SITE
 
 
-def lambda_environment(endpoint: str, table: str, function: str, tracing: str) -> dict[str, str]:
+def lambda_environment(code: Path, endpoint: str, table: str, function: str, tracing: str) -> dict[str, str]:
     """What a function of the stack sees (infra/functions.py), pointed at DynamoDB Local, tracing as chosen."""
     env = {
         "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": deployed_path(tracing),
+        "PYTHONPATH": deployed_path(code, tracing),
         "PYTHONHASHSEED": "random",
+        "PYTHONDONTWRITEBYTECODE": "1",
         "TABLE_NAME": table,
         "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
         "AWS_REGION": "us-east-1",
@@ -164,7 +230,7 @@ def lambda_environment(endpoint: str, table: str, function: str, tracing: str) -
         "AWS_SECRET_ACCESS_KEY": "local",
         "AWS_LAMBDA_FUNCTION_NAME": function,
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
-        "LAMBDA_TASK_ROOT": str(ROOT / "functions"),
+        "LAMBDA_TASK_ROOT": str(code),
         "_X_AMZN_TRACE_ID": "Root=1-67890abc-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1",
         "POWERTOOLS_SERVICE_NAME": "ddbguard",
         "POWERTOOLS_METRICS_NAMESPACE": "ddbguard",
@@ -178,22 +244,25 @@ def lambda_environment(endpoint: str, table: str, function: str, tracing: str) -
 
 
 def run_once(spec: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+    from infra import layer_bytecode
+
     done = subprocess.run(
-        [sys.executable, "-S", "-B", "-c", _CHILD],
+        [layer_bytecode.lambda_python(), "-S", "-B", "-c", _CHILD],
         input=json.dumps(spec),
         capture_output=True,
         text=True,
         env=env,
-        cwd=ROOT / "functions",
+        cwd=env["LAMBDA_TASK_ROOT"],
     )
     if done.returncode != 0:
         raise RuntimeError(f"cold run of {spec['module']} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 @dataclass
 class ColdCase:
-    """One row: a handler module, the event its two invocations get, and the tracing provider."""
+    """One row: a handler module, the event its first invocation gets, and the tracing provider."""
 
     name: str
     module: str
@@ -203,46 +272,72 @@ class ColdCase:
     bootstrap: str = ""
 
 
-def measure(
-    cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch: list[str]
-) -> tuple[ColdFigures, list[ColdFigures]]:
-    """Interleaved pairs: for each case, a baseline process right before the case's process, `rounds` times over
-    all cases; each pair gives one ratio, taken while the machine's load was the same for both sides. The first
-    round applies each event's effect once; later rounds repeat the same work (a replay or the same refusal)."""
-    base_env = lambda_environment(endpoint, table, "boto3", "active")
-    baseline = ColdFigures("import boto3")
-    rows = [ColdFigures(case.name) for case in cases]
-    envs = [lambda_environment(endpoint, table, case.function, case.tracing) for case in cases]
-    specs = [
-        {
-            "module": case.module,
-            "function": case.function,
-            "event": case.event,
-            "table": table,
-            "bootstrap": case.bootstrap,
-            "watch": watch,
+_IDEMPOTENCY_KEY = re.compile("idempotency-key", re.IGNORECASE)
+
+
+def fresh_event(event: Any) -> Any:
+    """The event with a new Idempotency-Key (when it has one): the round does the work again instead of replaying
+    the first round's stored response."""
+    if not isinstance(event, dict) or not isinstance(event.get("headers"), dict):
+        return event
+    key = str(uuid.uuid4())
+    event = {**event, "headers": {h: key if _IDEMPOTENCY_KEY.fullmatch(h) else v for h, v in event["headers"].items()}}
+    if isinstance(event.get("multiValueHeaders"), dict):
+        event["multiValueHeaders"] = {
+            h: [key] if _IDEMPOTENCY_KEY.fullmatch(h) else v for h, v in event["multiValueHeaders"].items()
         }
-        for case in cases
-    ]
-    for _ in range(rounds):
-        for row, spec, env in zip(rows, specs, envs, strict=True):
-            base = run_once({"module": "boto3", "table": table}, base_env)
-            baseline.add(base)
+    return event
+
+
+def measure(cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch: list[str]) -> list[ColdRow]:
+    """One untimed round applies each event's effect and warms the file cache; then `rounds` rounds over all cases,
+    each a handler process and a bare process, the bare one replaying the calls the latest handler process made.
+    The order inside a pair alternates by round."""
+    rows = [ColdRow(case, ColdFigures(case.name), ColdFigures(f"bare {case.name}")) for case in cases]
+    with deployed_code() as code:
+        envs = [lambda_environment(code, endpoint, table, case.function, case.tracing) for case in cases]
+        bare_env = lambda_environment(code, endpoint, table, "bare", "active")
+
+        def handler_run(case: ColdCase, env: dict[str, str]) -> dict[str, Any]:
+            spec = {
+                "module": case.module,
+                "function": case.function,
+                "event": fresh_event(case.event),
+                "bootstrap": case.bootstrap,
+                "watch": watch,
+            }
             figures = run_once(spec, env)
-            row.add(figures)
-            row.ratios.append(figures["import_ms"] / base["import_ms"])
-            row.cpu_ratios.append(figures["import_cpu_ms"] / base["import_cpu_ms"])
-    return baseline, rows
+            if any(isinstance(status, int) and status >= 500 for status in figures["outcomes"]):
+                raise RuntimeError(f"{case.name} answered {figures['outcomes']}")
+            return figures
+
+        def bare_run(calls: str) -> dict[str, Any]:
+            return run_once({"module": "boto3", "calls": calls, "watch": watch}, bare_env)
+
+        latest = {row.case.name: handler_run(row.case, env)["calls"] for row, env in zip(rows, envs, strict=True)}
+        for round_index in range(rounds):
+            for row, env in zip(rows, envs, strict=True):
+                if round_index % 2 == 0:
+                    handler = handler_run(row.case, env)
+                    bare = bare_run(handler["calls"])
+                else:
+                    bare = bare_run(latest[row.case.name])
+                    handler = handler_run(row.case, env)
+                latest[row.case.name] = handler["calls"]
+                row.pair(handler, bare)
+    return rows
 
 
 def top_imports(module: str, env: dict[str, str], count: int = 5) -> str:
     """The heaviest top-level packages a fresh `import module` pulls in (-X importtime, self time summed, ms)."""
+    from infra import layer_bytecode
+
     done = subprocess.run(
-        [sys.executable, "-S", "-B", "-X", "importtime", "-c", f"import {module}"],
+        [layer_bytecode.lambda_python(), "-S", "-B", "-X", "importtime", "-c", f"import {module}"],
         capture_output=True,
         text=True,
         env=env,
-        cwd=ROOT / "functions",
+        cwd=env["LAMBDA_TASK_ROOT"],
     )
     cost: dict[str, int] = {}
     for line in done.stderr.splitlines():
@@ -257,8 +352,10 @@ def top_imports(module: str, env: dict[str, str], count: int = 5) -> str:
 
 # --- the section ---------------------------------------------------------------------------------
 
-TARGET = 1.5
-STRETCH = 1.25
+# A cold start a caller barely notices: the import within 1.25x of `import boto3`, init plus the first request
+# within 1.5x of a bare boto3 handler making the same calls.
+IMPORT_TARGET = 1.25
+FIRST_TARGET = 1.5
 # Modules the deployed configuration never needs at import; the rows say which ones a handler loaded anyway.
 WATCHED = ["aws_xray_sdk", "opentelemetry", "pydantic", "aws_lambda_powertools.utilities.parser"]
 
@@ -317,10 +414,16 @@ def _tracing_cases(tracing_default: str) -> list[ColdCase]:
     return cases
 
 
-def _verdict(ratio: float) -> str:
-    if ratio <= STRETCH:
-        return f"ok (<= {STRETCH}x)"
-    return "ok" if ratio <= TARGET else f"MISSED (target <= {TARGET}x)"
+def _verdict(ratio: float, target: float) -> str:
+    return f"ok (<= {target}x)" if ratio <= target else f"MISSED (target <= {target}x)"
+
+
+def _calls_summary(row: ColdRow) -> str:
+    """The DynamoDB calls of the row's latest first request, and how the bare replay of them ended."""
+    if not row.invoked:
+        return "-"
+    counts = sorted(set(row.handler.calls))
+    return "/".join(map(str, counts)) + f" ({', '.join(sorted({str(o) for o in row.bare.outcomes[-1]})) or 'none'})"
 
 
 def section(endpoint: str, table: str, rounds: int, operations: set[str] | None, tracing_default: str) -> str:
@@ -329,21 +432,27 @@ def section(endpoint: str, table: str, rounds: int, operations: set[str] | None,
     seed_demo_world()  # the sample events act on the demo world
     cases = _cases(operations, tracing_default)
     tracing_cases = _tracing_cases(tracing_default)
-    baseline, rows = measure(cases + tracing_cases, endpoint, table, rounds, WATCHED)
+    rows = measure(cases + tracing_cases, endpoint, table, rounds, WATCHED)
     handler_rows, tracing_rows = rows[: len(cases)], rows[len(cases) :]
-    base = baseline.import_p50
+    bare_imports = [ms for row in handler_rows for ms in row.bare.import_ms]
+    bare_firsts = [ms for row in handler_rows if row.invoked for ms in row.bare.init_first_ms]
 
-    def line(row: ColdFigures) -> list[Any]:
-        ratio = row.ratio_p50
+    def line(row: ColdRow) -> list[Any]:
+        first = row.invoked
         return [
-            row.name,
-            row.import_p50,
-            f"{ratio:.2f}x ({min(row.ratios):.2f}-{max(row.ratios):.2f})",
-            _verdict(ratio),
-            f"{row.cpu_ratio_p50:.2f}x",
-            row.first_extra_p50 if row.invoked else "-",
-            row.warm_p50 if row.invoked else "-",
-            ", ".join(sorted(row.loaded)) or "none",
+            row.case.name,
+            _p50(row.handler.import_ms),
+            _spread(row.import_ratios),
+            _verdict(_p50(row.import_ratios), IMPORT_TARGET),
+            f"{_p50(row.import_cpu_ratios):.2f}x",
+            _p50(row.handler.init_first_ms) if first else "-",
+            _p50(row.bare.init_first_ms) if first else "-",
+            _spread(row.first_ratios) if first else "-",
+            _verdict(_p50(row.first_ratios), FIRST_TARGET) if first else "-",
+            f"{_p50(row.first_cpu_ratios):.2f}x" if first else "-",
+            f"{_p50(row.handler.max_rss_mib):.0f} / {_p50(row.bare.max_rss_mib):.0f}",
+            _calls_summary(row),
+            ", ".join(sorted(row.handler.loaded)) or "none",
         ]
 
     from bench import results
@@ -351,62 +460,73 @@ def section(endpoint: str, table: str, rounds: int, operations: set[str] | None,
     headers = [
         "handler",
         "import ms (p50)",
-        "import / paired import boto3, p50 (range)",
-        "target",
-        "same in CPU time, p50",
-        "1st invocation extra over warm ms (p50)",
-        "warm invocation ms (p50)",
+        "import / bare `import boto3`, p50 (range)",
+        "import target",
+        "same in CPU time",
+        "init + 1st request ms (p50)",
+        "bare: init + same calls ms (p50)",
+        "init + 1st / bare, p50 (range)",
+        "init + 1st target",
+        "same in CPU time",
+        "peak RSS MiB, handler / bare",
+        "DynamoDB calls (bare replay's outcomes)",
         "watched modules loaded",
     ]
     table_text = results.table(headers, [line(row) for row in handler_rows])
-    deposit = next((row for row in handler_rows if row.name == "deposit"), None)
+    deposit = next((row for row in handler_rows if row.case.name == "deposit"), None)
     tracing_table = results.table(
         [
             "tracing provider (deposit)",
-            "import ms (p50)",
-            "import / import boto3",
-            "vs default",
-            "1st extra ms",
+            "import / bare import",
+            "init + 1st / bare",
+            "init + 1st ms (p50)",
             "watched modules loaded",
         ],
         [
             [
-                row.name,
-                row.import_p50,
-                f"{row.ratio_p50:.2f}x ({min(row.ratios):.2f}-{max(row.ratios):.2f})",
-                f"{row.ratio_p50 - deposit.ratio_p50:+.2f}x" if deposit else "-",
-                row.first_extra_p50,
-                ", ".join(sorted(row.loaded)) or "none",
+                row.case.name,
+                _spread(row.import_ratios),
+                _spread(row.first_ratios),
+                _p50(row.handler.init_first_ms),
+                ", ".join(sorted(row.handler.loaded)) or "none",
             ]
             for row in ([deposit] if deposit else []) + tracing_rows
         ],
     )
-    missed = [row for row in handler_rows if row.ratio_p50 > TARGET]
-    env = lambda_environment(endpoint, table, "cold", tracing_default)
-    notes = [
-        f"Missed: {row.name} ({row.ratio_p50:.2f}x); heaviest packages at import (self ms under -X "
-        f"importtime): {top_imports(next(c.module for c in cases if c.name == row.name), env)}"
-        for row in missed
-    ]
-    ratios = [row.ratio_p50 for row in handler_rows]
+    import_missed = [row for row in handler_rows if _p50(row.import_ratios) > IMPORT_TARGET]
+    first_missed = [row for row in handler_rows if row.invoked and _p50(row.first_ratios) > FIRST_TARGET]
+    notes = []
+    if import_missed:
+        with deployed_code() as code:
+            env = lambda_environment(code, endpoint, table, "cold", tracing_default)
+            notes = [
+                f"Import above {IMPORT_TARGET}x: {row.case.name} ({_p50(row.import_ratios):.2f}x); heaviest packages "
+                f"at import (self ms under -X importtime): {top_imports(row.case.module, env)}"
+                for row in import_missed
+            ]
+    import_ratios = [_p50(row.import_ratios) for row in handler_rows]
+    first_ratios = [_p50(row.first_ratios) for row in handler_rows if row.invoked]
     summary = (
-        f"Every handler within {TARGET}x." if not missed else f"{len(missed)} of {len(handler_rows)} above {TARGET}x."
+        f"Import: {len(handler_rows) - len(import_missed)} of {len(handler_rows)} rows within {IMPORT_TARGET}x "
+        f"({min(import_ratios):.2f}x-{max(import_ratios):.2f}x). Init + first request: "
+        f"{len(first_ratios) - len(first_missed)} of {len(first_ratios)} invoked rows within {FIRST_TARGET}x "
+        f"({min(first_ratios, default=0):.2f}x-{max(first_ratios, default=0):.2f}x)."
     )
     return "\n\n".join(
         [
-            f"## 3b. Cold init, as deployed (fresh process per figure, {rounds} interleaved rounds, medians)",
+            f"## 3b. Cold start, as deployed (fresh processes, {rounds} interleaved rounds, medians)",
             f"Command: `{results.command_line()}`, load average {os.getloadavg()[0]:.1f} at the end of this section. "
-            f"Baseline: `import boto3` {base:.0f} ms (p50 of {rounds}) from the same dependencies layer; its "
-            f"client + first PutItem {statistics.median(baseline.first_ms):.0f} ms, a warm PutItem "
-            f"{baseline.warm_p50:.1f} ms. Default tracing provider: `{tracing_default}`. Handler import ratios "
-            f"{min(ratios):.2f}x-{max(ratios):.2f}x. {summary}",
+            f"Bare handler: `import boto3` {_p50(bare_imports):.0f} ms (p50 over every pair), its init plus the "
+            f"same DynamoDB calls {_p50(bare_firsts):.0f} ms. Default tracing provider: `{tracing_default}`. "
+            f"{summary}",
             __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
             table_text,
             *notes,
             "### Tracing options, measured on the deposit handler in the same rounds",
             "`otel` is the OpenTelemetry SDK set up as ADOT's wrapper does before the handler (tracer provider, "
             "X-Ray id generator and propagator, OTLP/HTTP exporter, botocore instrumentation; packages pinned in "
-            "bench/otel-requirements.txt); its bootstrap is timed with the import, as it runs in Lambda's init.",
+            "bench/otel-requirements.txt); its bootstrap is timed with the import, as it runs in Lambda's init. "
+            "Its bare twin is the same bare handler as every row's (active tracing: nothing in the process).",
             tracing_table,
         ]
     )

@@ -4,8 +4,11 @@
 of `requirements.txt` (the file the local venv and the tests install), so the deployed Powertools, pydantic and
 boto3/botocore are the tested ones. Only wheels are accepted: nothing is compiled, so no Docker is needed.
 
-The result is cached under `.local/layers/`, keyed by a hash of the requirements and of the pip command: a second
-synth reuses it (and CDK's asset hash stays the same), a changed pin builds a new folder.
+Then every module is compiled to bytecode by Lambda's Python minor (infra/layer_bytecode.py), so a cold start loads
+`.pyc` files instead of compiling Powertools, pydantic and botocore from source on Lambda's read-only /opt.
+
+The result is cached under `.local/layers/`, keyed by a hash of the requirements, of the pip command and of the
+compile step: a second synth reuses it (and CDK's asset hash stays the same), a changed pin builds a new folder.
 
 `python -m infra.dependency_layer [--platform TAG]` builds (if needed) and prints the folder and its size.
 """
@@ -21,17 +24,17 @@ import sys
 import uuid
 from pathlib import Path
 
-from infra import constants
+from infra import constants, layer_bytecode
 
 LAMBDA_PLATFORM = "manylinux2014_aarch64"
-LAMBDA_PYTHON_VERSION = "3.13"
+LAMBDA_PYTHON_VERSION = layer_bytecode.LAMBDA_PYTHON_VERSION
 # Same pins, host platform: the layer-import test imports this twin, because an x86 machine cannot load the
 # aarch64 binaries (pydantic-core, wrapt). The test also checks that both hold the same distributions.
 HOST_PLATFORM = "manylinux2014_x86_64"
 REQUIREMENTS = constants.REPO_ROOT / "requirements.txt"
 CACHE_DIR = constants.REPO_ROOT / ".local" / "layers"
 # Bump when the build recipe changes in a way the pip command does not show (e.g. what is pruned afterwards).
-RECIPE_VERSION = "2"
+RECIPE_VERSION = "3"
 # Only Powertools Tracer imports the X-Ray SDK, and only `-c tracing=xray-sdk` uses Tracer (ddbguard/tracing.py):
 # every other deployment ships the layer without them. requirements.txt pins the whole closure, so the layer is
 # installed with `--no-deps` from the pins minus these.
@@ -76,7 +79,8 @@ def pip_arguments(target: Path, platform: str, *, with_xray_sdk: bool = False) -
         LAMBDA_PYTHON_VERSION,
         "--implementation",
         "cp",
-        # No .pyc: they would be compiled by the build machine's Python and change the asset hash on every build.
+        # pip would compile with the build machine's Python and mtime-checked .pyc (a hash per checkout):
+        # layer_bytecode compiles afterwards, deterministically, with Lambda's minor.
         "--no-compile",
         # The pins are the whole closure (a test checks it): nothing beyond them, and no extra's dependency.
         "--no-deps",
@@ -92,7 +96,8 @@ def cache_key(platform: str, *, with_xray_sdk: bool = False) -> str:
     digest.update(requirements_file(with_xray_sdk=with_xray_sdk).read_bytes())
     arguments = pip_arguments(Path("<target>"), platform, with_xray_sdk=with_xray_sdk)
     # The requirements file's own path holds the cache folder; its content is hashed above.
-    digest.update("\0".join([RECIPE_VERSION, *arguments[:-1]]).encode())
+    compile_step = [layer_bytecode.RECIPE_VERSION, *layer_bytecode.compile_arguments(Path("<target>"))]
+    digest.update("\0".join([RECIPE_VERSION, *arguments[:-1], *compile_step]).encode())
     return digest.hexdigest()[:16]
 
 
@@ -137,6 +142,7 @@ def layer_root(platform: str = LAMBDA_PLATFORM, *, cache_dir: Path = CACHE_DIR, 
             sys.stderr.write(result.stdout + result.stderr)
             raise RuntimeError(f"pip could not build the dependencies layer for {platform} (exit {result.returncode})")
         prune(staging / "python")
+        layer_bytecode.compile_layer(staging / "python")
         try:
             staging.rename(root)
         except OSError:

@@ -18,7 +18,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, function_runtime, naming, settings
+from infra import constants, dependency_layer, function_runtime, naming, settings, shared_layer
 from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
 from routes import ROUTES, Route
 from table_patterns import INDEX_PREFIX
@@ -84,7 +84,8 @@ class Functions(Construct):
         self.shared_layer = lambda_.LayerVersion(
             self,
             "SharedLayer",
-            code=lambda_.Code.from_asset(str(constants.LAYER_DIR), exclude=list(constants.LAYER_EXCLUDES)),
+            # functions/layer staged with its bytecode compiled (infra/shared_layer.py), not the source tree itself.
+            code=lambda_.Code.from_asset(str(shared_layer.layer_root())),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
             description="ddbguard and ddbguard_api packages shared by every handler",

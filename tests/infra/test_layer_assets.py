@@ -5,7 +5,8 @@ variables, no bytecode written) with only Lambda's layout on `sys.path`: the fun
 the layers' `python/` folders (/opt/python). This x86 machine cannot load the aarch64 binaries of the deployed
 dependencies layer (pydantic-core, wrapt), so that one layer is replaced by its twin built from the same
 requirements for the host platform, and the twin is then shown to be the same distributions, the same files and the
-same bytes as the deployed asset except for the compiled extensions, which must be aarch64 ELF files.
+same bytes (bytecode included) as the deployed asset except for the compiled extensions, which must be aarch64
+ELF files.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from infra import constants, dependency_layer
+from infra import constants, dependency_layer, layer_bytecode
 from infra.settlement import SWEEPER_HANDLER
 from routes import ROUTES
 
@@ -50,7 +51,10 @@ imported = {}
 for name in modules:
     module = importlib.import_module(name)
     imported[name] = callable(getattr(module, "handler", None))
-importlib.import_module("ddbguard_api.models")  # what a first request with a body imports (ddbguard_api.lazy_models)
+# What a first request with a body imports (ddbguard_api.lazy_models): pydantic-core on the precompiled schema, and
+# pydantic with the models for one only pydantic validates (and for OpenAPI).
+importlib.import_module("ddbguard_api.lazy_models").lazy_model("Amount").model_validate({"amountCents": 1})
+importlib.import_module("ddbguard_api.models")
 # A non-ASCII address reads the look-alike data file and idna: both must ship in the assets.
 normalize = importlib.import_module("ddbguard.domain.normalize")
 lock_value = importlib.import_module("ddbguard.store.confusables").lock_value
@@ -114,6 +118,8 @@ def test_every_function_runs_the_same_code_and_layers_from_the_assembly(synth: S
         assert folder.is_dir() and str(folder).startswith(str(synth.assembly_dir)), folder
     for layer in first["layers"]:
         assert (layer / "python").is_dir(), f"{layer} has no python/ folder: Lambda would not put it on sys.path"
+        # Lambda's /opt is read-only: a module without its bytecode would be compiled on every cold start.
+        assert layer_bytecode.missing_bytecode(layer / "python") == [], layer
 
 
 def test_handlers_are_the_route_table(synth: Synth) -> None:
@@ -210,12 +216,8 @@ def _elf_machine(path: Path) -> int:
 
 
 def _files(site: Path) -> dict[str, Path]:
-    # Bytecode is left out: the layers ship none (pip --no-compile, python -B in the probe).
-    return {
-        str(path.relative_to(site)): path
-        for path in site.rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts
-    }
+    # Bytecode included: it is compiled from the same sources by the same interpreter, so it matches byte for byte.
+    return {str(path.relative_to(site)): path for path in site.rglob("*") if path.is_file()}
 
 
 def test_host_twin_differs_from_the_deployed_layer_only_in_its_aarch64_binaries(synth: Synth) -> None:

@@ -1,10 +1,14 @@
-"""The dependencies layer is the same asset from every checkout: built twice, from two interpreters at two paths
-into two folders, it has the same CDK asset hash, and nothing in it names the interpreter that built it.
+"""Both layers are the same asset from every checkout, bytecode included: built twice (the dependencies layer from two
+interpreters at two paths, the shared layer from two copies of its sources) into two folders, each has the same CDK
+asset hash, every module ships its unchecked-hash `.pyc` for Lambda's Python, and nothing in it names the folder or
+the interpreter that built it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +16,8 @@ from pathlib import Path
 import pytest
 from aws_cdk import FileSystem
 
-from infra import constants, dependency_layer
+from infra import constants, dependency_layer, layer_bytecode, shared_layer
+from infra.functions import RUNTIME
 
 BUILD = (
     "import sys; from pathlib import Path; from infra import dependency_layer; "
@@ -60,6 +65,68 @@ def test_two_checkouts_build_the_same_layer_asset(tmp_path: Path) -> None:
         for root in (first, second):
             named = [path for path in root.rglob("*") if path.is_file() and marker in path.read_bytes()]
             assert named == [], f"{python} is named inside the layer"
+    _assert_compiled_for_lambda(first / "python", forbidden=str(tmp_path))
+
+
+def test_two_checkouts_build_the_same_shared_layer_asset(tmp_path: Path) -> None:
+    roots = []
+    for checkout in ("checkout-a", "elsewhere/checkout-b"):
+        source = tmp_path / checkout / "functions" / "layer"
+        shutil.copytree(constants.LAYER_DIR, source, ignore=shutil.ignore_patterns(*constants.LAYER_EXCLUDES))
+        roots.append(shared_layer.layer_root(source, cache_dir=tmp_path / checkout / ".local" / "layers"))
+        # Compiled in the staged copy only: the sources it was built from get no bytecode.
+        assert list(source.rglob("*.pyc")) == [] and list(source.rglob("__pycache__")) == []
+    first, second = roots
+    assert first.name == second.name  # the same sources: the same cache key
+    assert FileSystem.fingerprint(str(first)) == FileSystem.fingerprint(str(second))
+    # The layer is the sources as they ship plus one .pyc per module, nothing else.
+    shipped = set(shared_layer.source_files(constants.LAYER_DIR))
+    compiled = {layer_bytecode.bytecode_path(path) for path in shipped if path.suffix == ".py"}
+    assert {path.relative_to(first) for path in first.rglob("*") if path.is_file()} == shipped | compiled
+    _assert_compiled_for_lambda(first / "python", forbidden=str(tmp_path))
+
+
+# Runs in Lambda's Python minor: the first code object of each module's .pyc, and where it says it came from.
+_CODE_FILENAMES = r"""
+import json, marshal, sys
+names = {}
+for path in sys.argv[1:]:
+    with open(path, "rb") as compiled:
+        names[path] = marshal.loads(compiled.read()[16:]).co_filename
+print(json.dumps(names))
+"""
+
+
+def _assert_compiled_for_lambda(site: Path, *, forbidden: str) -> None:
+    """Every module has its unchecked-hash .pyc for Lambda's minor, naming /opt/python and not the build folder."""
+    assert layer_bytecode.missing_bytecode(site) == []
+    assert not any(path.is_file() and forbidden.encode() in path.read_bytes() for path in site.rglob("*.pyc"))
+    sample = sorted(site.rglob("*.py"))[:: max(1, len(list(site.rglob("*.py"))) // 40)]
+    compiled = [str(layer_bytecode.bytecode_path(path)) for path in sample]
+    result = subprocess.run(
+        [layer_bytecode.lambda_python(), "-I", "-S", "-c", _CODE_FILENAMES, *compiled],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    filenames = json.loads(result.stdout)
+    expected = {
+        str(layer_bytecode.bytecode_path(path)): f"{layer_bytecode.DEPLOYED_ROOT}/{path.relative_to(site).as_posix()}"
+        for path in sample
+    }
+    assert filenames == expected
+
+
+def test_bytecode_is_compiled_for_the_functions_runtime() -> None:
+    assert RUNTIME.name == f"python{layer_bytecode.LAMBDA_PYTHON_VERSION}"
+    assert dependency_layer.LAMBDA_PYTHON_VERSION == layer_bytecode.LAMBDA_PYTHON_VERSION
+    version = subprocess.run(
+        [layer_bytecode.lambda_python(), "-I", "-S", "-c", "import sys; print(*sys.version_info[:2], sep='.')"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert version == layer_bytecode.LAMBDA_PYTHON_VERSION
 
 
 def test_no_record_row_names_a_pruned_or_outside_file() -> None:

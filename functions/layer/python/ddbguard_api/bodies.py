@@ -126,6 +126,14 @@ _CODES = {
 }
 
 
+def something_to_change(body: Any) -> Any:
+    """UpdateAccount's rule, at least one field to change. Plain Python, so that the precompiled schema can name it
+    (ddbguard_api.compiled_schemas) and validate without pydantic; pydantic-core turns the ValueError into a 422."""
+    if body.email is None and body.username is None and body.displayName is None:
+        raise ValueError("send at least one of email, username, displayName")
+    return body
+
+
 def field_errors(error: ValidationError) -> list[FieldError]:
     result = []
     for issue in error.errors(include_url=False):
@@ -164,7 +172,7 @@ def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[Ba
                 [FieldError(k, "unknown_field", "Extra inputs are not permitted") for k in document],
             )
         return None, document
-    from pydantic import ValidationError  # loaded with the model by now
+    from pydantic_core import ValidationError  # pydantic's own; loaded with the validator by now
 
     try:
         return model.model_validate(document), document

@@ -124,7 +124,7 @@ def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseMo
         if raw_query:
             raise EdgeError(422, "validation_failed", "This route takes no query parameters.")
         return None, raw_query
-    from pydantic import ValidationError  # loaded with the model by now
+    from pydantic_core import ValidationError  # pydantic's own; loaded with the validator by now
 
     try:
         return model.model_validate(raw_query, strict=False), raw_query
