@@ -3,7 +3,8 @@ receives them, and one flattened view of them all.
 
 `cdk synth` writes each nested stack (a route group, infra/route_stacks.py) as a file asset of the parent:
 `<parent>.assets.json` maps the hash in the nested stack resource's `TemplateURL` to the file. Reads files only,
-so `make synth`'s report, scripts/stack_report.py and the tests see the same thing.
+so `make synth`'s report, scripts/stack_report.py and the tests see the same thing; it imports no CDK (the stack's
+construct id, `DdbguardStack`, is the caller's to pass).
 
 The flattened view inlines each nested stack into the parent: a nested template's `Ref` to one of its parameters
 becomes the parent's expression passed to that parameter, and the parent's `Fn::GetAtt` of a nested output becomes
@@ -18,8 +19,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from infra import constants
 
 NESTED_STACK = "AWS::CloudFormation::Stack"
 _ASSET_HASH = re.compile(r"([0-9a-f]{64})\.json")
@@ -37,7 +36,7 @@ def _read(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def stack_templates(assembly: Path, stack_id: str = constants.STACK_ID) -> list[StackTemplate]:
+def stack_templates(assembly: Path, stack_id: str) -> list[StackTemplate]:
     """The parent's template first, then each nested stack's, in the parent's resource order."""
     parent_path = assembly / f"{stack_id}.template.json"
     parent = _read(parent_path)
@@ -52,7 +51,7 @@ def stack_templates(assembly: Path, stack_id: str = constants.STACK_ID) -> list[
     return found
 
 
-def flattened(assembly: Path, stack_id: str = constants.STACK_ID) -> dict[str, Any]:
+def flattened(assembly: Path, stack_id: str) -> dict[str, Any]:
     """The parent's template with every nested stack's resources inlined (see the module's docstring)."""
     parent, *nested = stack_templates(assembly, stack_id)
     merged: dict[str, Any] = dict(parent.template.get("Resources", {}))

@@ -20,8 +20,8 @@ from infra.functions import Functions, RouteFunction
 from infra.monitoring import Monitoring
 from routes import Route
 
-# A route costs at most 16 resources in its group's stack (function, role, 2 policies, log group, SnapStart version
-# and alias, method, permission, 6 alarms) and about 20 KB of template (docs/infra.md, "Room to grow"): 20 routes
+# A route costs at most 15 resources in its group's stack (function, role, 2 policies, log group, SnapStart version
+# and alias, method, permission, 6 alarms) and about 22 KB of template (docs/infra.md, "Room to grow"): 20 routes
 # stay well under 500 resources and 1 MB, and a group takes one parameter per distinct path, far under 200.
 ROUTES_PER_STACK = 20
 

@@ -77,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     lint = None
     if args.cdk_status == 0 and template.exists():
         # The parent's template and each route group's nested one, each as CloudFormation receives it.
-        lint = [finding for each in stack_templates(args.cdk_out) for finding in cfn_lint_findings(each.path)]
+        lint = [
+            finding
+            for each in stack_templates(args.cdk_out, constants.STACK_ID)
+            for finding in cfn_lint_findings(each.path)
+        ]
     for finding in lint or []:
         print(finding)
     lint_text = "not run" if lint is None else ("clean" if not lint else f"{len(lint)} findings")

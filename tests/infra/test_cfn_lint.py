@@ -31,7 +31,7 @@ def test_every_ignored_rule_is_named_with_a_reason() -> None:
 def test_cfn_lint_passes_on_every_template(which: str, request: pytest.FixtureRequest) -> None:
     """The parent's template and each route group's nested one, as `cdk deploy` uploads them."""
     synth: Synth = request.getfixturevalue(which)
-    templates = stack_templates(synth.assembly_dir)
+    templates = stack_templates(synth.assembly_dir, constants.STACK_ID)
     assert len(templates) > 1
     for each in templates:
         assert cfn_lint_findings(each.path) == [], each.path.name
