@@ -319,11 +319,16 @@ class Api(Construct):
                 security_policy=apigw.SecurityPolicy.TLS_1_2,
                 mapping=self.rest_api,
             )
+        identity_source = apigw.IdentitySource.header("Authorization")
         self.authorizer = apigw.CognitoUserPoolsAuthorizer(
-            self,
-            "Authorizer",
-            cognito_user_pools=[user_pool],
-            identity_source=apigw.IdentitySource.header("Authorization"),
+            self, "Authorizer", cognito_user_pools=[user_pool], identity_source=identity_source
+        )
+        # The methods using it are on the route groups' imported API, so CDK never adds the authorizer to the stage
+        # deployment's hash; added here, a change to it still deploys the stage.
+        deployment = self.rest_api.latest_deployment
+        assert deployment is not None
+        deployment.add_to_logical_id(
+            {"authorizer": {"identitySource": identity_source, "userPool": user_pool.user_pool_arn}}
         )
         # Path parameters are checked at the edge. Bodies and headers are not: the handlers validate them strictly
         # and answer with the API's documented statuses (422 with field errors, 428 for a missing If-Match, 400
