@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aws_cdk.assertions import Template
 
-from infra.assembly import flattened
+from infra.assembly import flattened, stack_templates
 from infra.route_stacks import ROUTES_PER_STACK, route_groups
 from infra.stack import DdbguardStack, build_app
+from infra.synth_report import cfn_lint_findings
 from routes import ROUTES, Route
 
 from . import headroom
@@ -34,6 +35,7 @@ class Grown:
     stack: DdbguardStack
     usages: list[headroom.Usage]
     json: dict[str, Any]
+    template_files: list[Path]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,8 @@ def grown() -> Iterator[Grown]:
         app, stack = build_app(outdir=outdir, context=headroom.GROWN_CONTEXT, routes=routes)
         Template.from_stack(stack)  # cdk-nag (AwsSolutions) on every template: an open finding raises here
         assembly = Path(app.synth().directory)
-        yield Grown(routes, stack, headroom.usages(stack, assembly), flattened(assembly, stack.artifact_id))
+        files = [each.path for each in stack_templates(assembly, stack.artifact_id)]
+        yield Grown(routes, stack, headroom.usages(stack, assembly), flattened(assembly, stack.artifact_id), files)
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +111,13 @@ def test_every_added_routes_critical_alarms_page_the_on_call_topics(grown: Grown
         assert {"Ref": topic_id} in props["AlarmActions"], key
         assert headroom.GROWN_CONTEXT["alarmTopicArn"] in props["AlarmActions"], key
         assert {"Ref": topic_id} in props["OKActions"], key
+
+
+@pytest.mark.timeout(1200)
+def test_cfn_lint_passes_on_every_grown_template(grown: Grown) -> None:
+    assert len(grown.template_files) == len(grown.usages)
+    for path in grown.template_files:
+        assert cfn_lint_findings(path) == [], path.name
 
 
 def test_the_docs_state_the_measured_headroom(today: list[headroom.Usage], grown: Grown) -> None:
