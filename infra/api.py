@@ -1,23 +1,32 @@
-"""REST API (API Gateway v1) wired from the route table: one Lambda proxy method per route."""
+"""REST API (API Gateway v1) wired from the route table: one Lambda proxy method per route.
+
+The API itself (its path resources, the 405 mocks, gateway responses, authorizer, stage) lives in the parent stack;
+each route's method lives beside its function in the nested stack of its route group (infra/route_stacks.py),
+attached to the imported API as CDK documents for splitting a REST API's methods over nested stacks. The stage's
+deployment depends on every route group and hashes their methods, so a changed method is redeployed.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Duration, NestedStack, RemovalPolicy, Validations
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra import constants, naming, settings
 from infra.functions import RouteFunction
 from infra.gateway_problems import gateway_problem_body
+from routes import Route
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -225,7 +234,7 @@ class Api(Construct):
         scope: Construct,
         construct_id: str,
         *,
-        routes: Sequence[RouteFunction],
+        routes: Sequence[Route],
         user_pool: cognito.IUserPool,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -236,7 +245,7 @@ class Api(Construct):
             removal_policy=RemovalPolicy.DESTROY,
         )
         self.cors_origins = cors_allowed_origins(self)
-        paths = {item.route.path for item in routes}
+        paths = {route.path for route in routes}
         mocks = len(paths) * (2 if self.cors_origins else 1)  # the 405 ANY mock, and the CORS preflight
         self.stage_rate = settings.number(self, settings.API_STAGE_RATE_LIMIT)
         self.stage_burst = settings.whole_number(self, settings.API_STAGE_BURST_LIMIT)
@@ -273,14 +282,14 @@ class Api(Construct):
                 throttling_burst_limit=self.throttle.mock_burst,
                 method_options={
                     # An override replaces the whole `*/*` entry for its method, so it repeats the other settings.
-                    f"{item.route.path}/{item.route.method}": apigw.MethodDeploymentOptions(
+                    f"{route.path}/{route.method}": apigw.MethodDeploymentOptions(
                         logging_level=apigw.MethodLoggingLevel.ERROR,
                         data_trace_enabled=False,
                         metrics_enabled=True,
                         throttling_rate_limit=self.throttle.route_rate,
                         throttling_burst_limit=self.throttle.route_burst,
                     )
-                    for item in routes
+                    for route in routes
                 },
             ),
         )
@@ -311,11 +320,16 @@ class Api(Construct):
                 security_policy=apigw.SecurityPolicy.TLS_1_2,
                 mapping=self.rest_api,
             )
+        identity_source = apigw.IdentitySource.header("Authorization")
         self.authorizer = apigw.CognitoUserPoolsAuthorizer(
-            self,
-            "Authorizer",
-            cognito_user_pools=[user_pool],
-            identity_source=apigw.IdentitySource.header("Authorization"),
+            self, "Authorizer", cognito_user_pools=[user_pool], identity_source=identity_source
+        )
+        # The methods using it are on the route groups' imported API, so CDK never adds the authorizer to the stage
+        # deployment's hash; added here, a change to it still deploys the stage.
+        deployment = self.rest_api.latest_deployment
+        assert deployment is not None
+        deployment.add_to_logical_id(
+            {"authorizer": {"identitySource": identity_source, "userPool": user_pool.user_pool_arn}}
         )
         # Path parameters are checked at the edge. Bodies and headers are not: the handlers validate them strictly
         # and answer with the API's documented statuses (422 with field errors, 428 for a missing If-Match, 400
@@ -326,15 +340,14 @@ class Api(Construct):
             validate_request_parameters=True,
             validate_request_body=False,
         )
-        self.methods: dict[str, apigw.Method] = {}
-        for item in routes:
-            self.methods[item.route.key] = self._add_route(item)
-            if self.cors_origins:  # the handlers add Access-Control-* headers to their own responses
-                item.function.add_environment(CORS_ORIGINS_ENV, ",".join(self.cors_origins))
+        # Every path resource is the parent's (routes of several groups share `/accounts/{accountId}`); the route
+        # groups attach their methods to them by id.
         methods_by_path: dict[str, list[str]] = {}
-        for item in routes:
-            methods_by_path.setdefault(item.route.path, []).append(item.route.method)
+        for route in routes:
+            methods_by_path.setdefault(route.path, []).append(route.method)
+        self.resources: dict[str, apigw.IResource] = {}
         for path, methods in methods_by_path.items():
+            self.resources[path] = self.rest_api.root.resource_for_path(path)
             self._add_method_not_allowed(path, methods)
         gateway_headers = {"Content-Type": f"'{PROBLEM_JSON}'"}
         if self.cors_origins:
@@ -425,9 +438,37 @@ class Api(Construct):
             Validations.of(preflight).acknowledge(*_public_mock_acknowledgments(f"OPTIONS {path} (CORS preflight)"))
         Validations.of(method).acknowledge(*_public_mock_acknowledgments(f"ANY {path} (405 for other methods)"))
 
-    def _add_route(self, item: RouteFunction) -> apigw.Method:
+    def add_routes(self, group: NestedStack, items: Sequence[RouteFunction]) -> list[apigw.Method]:
+        """The methods of one route group, in its nested stack, on the API imported there; the stage's deployment
+        waits for the group and changes with its methods."""
+        imported = apigw.RestApi.from_rest_api_attributes(
+            group,
+            "RestApi",
+            rest_api_id=self.rest_api.rest_api_id,
+            root_resource_id=self.rest_api.rest_api_root_resource_id,
+        )
+        methods = []
+        for item in items:
+            resource = apigw.Resource.from_resource_attributes(
+                group,
+                f"{item.route.construct_id}Resource",
+                resource_id=self.resources[item.route.path].resource_id,
+                rest_api=imported,
+                path=item.route.path,
+            )
+            methods.append(self._add_route(resource, item))
+            if self.cors_origins:  # the handlers add Access-Control-* headers to their own responses
+                item.function.add_environment(CORS_ORIGINS_ENV, ",".join(self.cors_origins))
+        deployment = self.rest_api.latest_deployment
+        assert deployment is not None
+        deployment.node.add_dependency(group.nested_stack_resource)
+        # A method of an imported API does not reach the deployment's hash (CDK adds only its own API's methods),
+        # so the group's methods are added here: a changed route, authorizer use or integration target redeploys.
+        deployment.add_to_logical_id({"routeGroup": group.node.id, "methods": [method_fingerprint(i) for i in items]})
+        return methods
+
+    def _add_route(self, resource: apigw.IResource, item: RouteFunction) -> apigw.Method:
         route = item.route
-        resource = self.rest_api.root.resource_for_path(route.path)
         parameters = {f"method.request.path.{name}": True for name in route.path_parameters}
         method = resource.add_method(
             route.method,
@@ -440,6 +481,13 @@ class Api(Construct):
             request_parameters=parameters or None,
             request_validator=self.parameter_validator if parameters else None,
         )
+        # An imported API has no stage object, so the integration's permission would name every stage (`*`);
+        # it is held to the API's one stage, as when the method lived in the API's own stack.
+        for child in method.node.children:
+            if isinstance(child, lambda_.CfnPermission):
+                child.source_arn = self.rest_api.arn_for_execute_api(
+                    route.method, re.sub(r"\{[^}]+\}", "*", route.path), constants.API_STAGE
+                )
         if not route.auth:
             Validations.of(method).acknowledge(
                 Acknowledgment(
@@ -454,6 +502,18 @@ class Api(Construct):
                 ),
             )
         return method
+
+
+def method_fingerprint(item: RouteFunction) -> dict[str, object]:
+    """What the deployed stage snapshots of a route's method: its route facts and its integration's target."""
+    route = item.route
+    return {
+        "key": route.key,
+        "operation": route.operation,
+        "auth": route.auth,
+        "parameters": list(route.path_parameters),
+        "target": item.target.node.path,
+    }
 
 
 def _public_mock_acknowledgments(what: str) -> tuple[Acknowledgment, Acknowledgment]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -20,7 +20,7 @@ from constructs import Construct
 
 from infra import constants, dependency_layer, function_runtime, naming, settings, shared_layer
 from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
-from routes import ROUTES, Route
+from routes import Route
 from table_patterns import INDEX_PREFIX
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -76,7 +76,11 @@ class RouteFunction:
 
 
 class Functions(Construct):
-    """Layers, route functions and the audit function."""
+    """Layers, the background functions (audit, settlement), and the builder of every function.
+
+    Route functions are built in the nested stack of their route group (infra/route_stacks.py) through
+    `route_function`, the same way as the ones here: one builder, one shape.
+    """
 
     def __init__(self, scope: Construct, construct_id: str, *, table: dynamodb.ITable) -> None:
         super().__init__(scope, construct_id)
@@ -115,14 +119,11 @@ class Functions(Construct):
                 description="Pinned runtime requirements (requirements.txt): Powertools, pydantic, boto3/botocore "
                 "(the X-Ray SDK only with tracing=xray-sdk)",
             )
-        # One asset for every function: handlers share modules, and one upload keeps deployments fast.
-        self._code = lambda_.Code.from_asset(str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES))
+        # One asset for every function: handlers share modules, and one upload keeps deployments fast. CDK binds an
+        # asset object to one stack, so each (nested) stack gets its own object of the same content: one upload.
+        self._code: dict[str, lambda_.Code] = {}
 
         self._targets: dict[str, lambda_.IFunction] = {}
-        self.routes: list[RouteFunction] = []
-        for route in ROUTES:
-            function = self._route_function(route)
-            self.routes.append(RouteFunction(route=route, function=function, target=self._targets[route.construct_id]))
         self.audit_function = self._function(
             "AuditLocks",
             handler=constants.AUDIT_HANDLER,
@@ -189,13 +190,20 @@ class Functions(Construct):
         )
         mapping.node.add_dependency(stream_policy)
 
-    @property
-    def all_functions(self) -> list[lambda_.Function]:
-        return [item.function for item in self.routes] + [self.audit_function, self.settlement_function]
+    def code(self, scope: Construct) -> lambda_.Code:
+        """The functions' code asset, as the stack holding `scope` may use it."""
+        stack = Stack.of(scope)
+        if stack.node.path not in self._code:
+            self._code[stack.node.path] = lambda_.Code.from_asset(
+                str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES)
+            )
+        return self._code[stack.node.path]
 
-    def _route_function(self, route: Route) -> lambda_.Function:
-        return self._function(
+    def route_function(self, scope: Construct, route: Route) -> RouteFunction:
+        """The function serving `route`, built in `scope` (its route group's nested stack)."""
+        function = self._function(
             route.construct_id,
+            scope=scope,
             handler=handler_string(route.handler),
             description=f"{route.key} ({route.handler})",
             access=route.table_access,
@@ -203,11 +211,13 @@ class Functions(Construct):
             timeout_seconds=constants.FUNCTION_TIMEOUT_SECONDS,
             invoked_through_alias=True,
         )
+        return RouteFunction(route=route, function=function, target=self._targets[route.construct_id])
 
     def _function(
         self,
         construct_id: str,
         *,
+        scope: Construct | None = None,
         handler: str,
         description: str,
         access: Mapping[str, tuple[str, ...]],
@@ -216,8 +226,9 @@ class Functions(Construct):
         reserved: int = 0,
         invoked_through_alias: bool = False,
     ) -> lambda_.Function:
+        scope = scope or self
         log_group = logs.LogGroup(
-            self,
+            scope,
             f"{construct_id}Logs",
             retention=constants.LOG_RETENTION,
             # Logs are operational data, not records: they go with the stack (the table does not).
@@ -225,7 +236,7 @@ class Functions(Construct):
         )
         # An explicit role instead of the default one: no AWS managed policy, logs only to this log group.
         role = iam.Role(
-            self,
+            scope,
             f"{construct_id}Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"ddbguard {construct_id}: least-privilege table access",
@@ -238,7 +249,7 @@ class Functions(Construct):
         # role's default policy or anywhere else) stays an open cdk-nag finding and fails synthesis. Active tracing is
         # therefore set on the L1 below, because the L2's Tracing.ACTIVE would add them to the default policy.
         tracing_policy = iam.Policy(
-            self,
+            scope,
             f"{construct_id}TracingPolicy",
             roles=[role],
             statements=[
@@ -253,12 +264,12 @@ class Functions(Construct):
             )
         )
         function = lambda_.Function(
-            self,
+            scope,
             f"{construct_id}Function",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=handler,
-            code=self._code,
+            code=self.code(scope),
             layers=[self.dependency_layer, self.shared_layer],
             role=role,
             log_group=log_group,
@@ -276,7 +287,7 @@ class Functions(Construct):
         )
         # Tracing provider and SnapStart from context (infra/function_runtime.py).
         self._targets[construct_id] = function_runtime.apply(
-            self, construct_id, function, invoked_through_alias=invoked_through_alias
+            scope, construct_id, function, invoked_through_alias=invoked_through_alias
         )
         function.node.add_dependency(tracing_policy)  # traces from the first invocation on
         Validations.of(function).acknowledge(

@@ -1,6 +1,9 @@
 """Dashboard and alarms on `cdk-monitoring-constructs` (MonitoringFacade): API per route, every function, the
-table and the service's own integrity metrics. Thresholds, N-of-M evaluation, subscribers and the profile (full or
-lean) come from CDK context (infra/settings.py, documented in docs/infra.md).
+table and the service's own integrity metrics. The parent stack's facade watches the stage, the background functions,
+the table and the integrity metrics; each route group's nested stack has a facade of its own (`monitor_routes`), with
+the same alarm defaults and topics, for its routes and their functions, and in the full profile its own dashboard.
+Thresholds, N-of-M evaluation, subscribers and the profile (full or lean) come from CDK context (infra/settings.py,
+documented in docs/infra.md).
 
 Hand-written, because the library does not create them or gets them wrong: the two KMS-encrypted, TLS-only topics
 (Critical pages, Warning does not) and their subscriptions; the table's system-error alarm (every operation the
@@ -101,7 +104,6 @@ class Monitoring(Construct):
         construct_id: str,
         *,
         rest_api: apigw.RestApi,
-        routes: Sequence[Route],
         functions: Sequence[lambda_.Function],
         audit_function: lambda_.Function,
         table: dynamodb.Table,
@@ -129,39 +131,22 @@ class Monitoring(Construct):
         self.warning_topic = self._alarm_topic("WarningTopic", "ddbguard warnings (worth a look, never pages)", key)
         self._subscribe(self.topic, pager=True)
         self._subscribe(self.warning_topic, pager=False)
-        stack_name = Stack.of(self).stack_name
-        self.facade = mc.MonitoringFacade(
-            self,
-            "Facade",
-            alarm_factory_defaults=mc.AlarmFactoryDefaults(
-                alarm_name_prefix=stack_name,
-                actions_enabled=True,
-                action=self._alarm_action(),
-                # N of M: one stray error never pages, a sustained problem does.
-                datapoints_to_alarm=datapoints,
-                evaluation_periods=evaluation_periods,
-            ),
-            metric_factory_defaults=mc.MetricFactoryDefaults(period=self.period),
-            dashboard_factory=mc.DefaultDashboardFactory(
-                self,
-                "Dashboards",
-                dashboard_name_prefix=stack_name,
-                create_dashboard=self.profile == FULL,
-                create_summary_dashboard=False,
-                create_alarm_dashboard=False,
-            ),
-        )
+        # Alarm and dashboard names carry the parent stack's name, also in a route group's nested stack.
+        self.stack_name = Stack.of(self).stack_name
+        self._datapoints, self._evaluation_periods = datapoints, evaluation_periods
+        self._action = self._alarm_action()
+        self.rest_api = rest_api
+        self.facade = self._facade(self, self.stack_name)
         self.facade.add_large_header("ddbguard: API, functions, table, integrity outcomes")
         self._count_statuses(access_logs)
-        self._monitor_api(rest_api, routes)
-        # Lean watches the background functions (settlement, sweeper) one by one, the routes only stage-wide.
-        route_ids = {route.construct_id for route in routes}
+        self._monitor_api(rest_api)
+        # The background functions (settlement, sweeper) one by one in both profiles; route functions are watched by
+        # their route group (`monitor_routes`), in the full profile only: lean watches the routes stage-wide.
         for function in functions:
             reserved = function.node.default_child.reserved_concurrent_executions  # type: ignore[union-attr]
-            invoked_by_api = function.node.id.removesuffix("Function") in route_ids
-            if self.profile == FULL or not invoked_by_api:
-                self._monitor_function(function, reserved=reserved, invoked_by_api=invoked_by_api)
+            self._monitor_function(self.facade, function, reserved=reserved)
         self._monitor_function(
+            self.facade,
             audit_function,
             scheduled=True,
             reserved=audit_function.node.default_child.reserved_concurrent_executions,  # type: ignore[union-attr]
@@ -169,9 +154,50 @@ class Monitoring(Construct):
         self._monitor_table(table)
         self._monitor_integrity_metrics()
 
+        self._route_facades: list[mc.MonitoringFacade] = []
+
+    def _facade(self, scope: Construct, dashboard_name: str, id_prefix: str = "") -> mc.MonitoringFacade:
+        # `id_prefix` keeps a route group's alarm and dashboard ids apart from every other group's (logical ids are
+        # unique across the templates, so a flattened view of them all stays unambiguous).
+        return mc.MonitoringFacade(
+            scope,
+            f"{id_prefix}Facade",
+            alarm_factory_defaults=mc.AlarmFactoryDefaults(
+                alarm_name_prefix=self.stack_name,
+                actions_enabled=True,
+                action=self._action,
+                # N of M: one stray error never pages, a sustained problem does.
+                datapoints_to_alarm=self._datapoints,
+                evaluation_periods=self._evaluation_periods,
+            ),
+            metric_factory_defaults=mc.MetricFactoryDefaults(period=self.period),
+            dashboard_factory=mc.DefaultDashboardFactory(
+                scope,
+                f"{id_prefix}Dashboards",
+                dashboard_name_prefix=dashboard_name,
+                create_dashboard=self.profile == FULL,
+                create_summary_dashboard=False,
+                create_alarm_dashboard=False,
+            ),
+        )
+
+    def monitor_routes(self, group: Construct, routes: Sequence[tuple[Route, lambda_.Function]]) -> None:
+        """In the full profile, a route group's own facade (in its nested stack): per route, the API's 5xx rate and
+        p99 latency; per function, faults, throttles, duration and concurrency; and a dashboard of the group. One
+        dashboard holds at most 500 widgets, so the routes' sections could not all share the stack's."""
+        if self.profile != FULL:
+            return
+        facade = self._facade(group, f"{self.stack_name}-{group.node.id}", group.node.id)
+        facade.add_large_header(f"ddbguard routes: {group.node.id}")
+        self._route_facades.append(facade)
+        for route, function in routes:
+            self._monitor_route(facade, route)
+            self._monitor_function(facade, function, invoked_by_api=True)
+
     @property
     def alarms(self) -> list[cloudwatch.AlarmBase]:
-        return [created.alarm for created in self.facade.created_alarms()]
+        facades = [self.facade, *self._route_facades]
+        return [created.alarm for facade in facades for created in facade.created_alarms()]
 
     @property
     def dashboard(self) -> cloudwatch.Dashboard | None:
@@ -197,7 +223,7 @@ class Monitoring(Construct):
                 metric_value="1",
             )
 
-    def _monitor_api(self, rest_api: apigw.RestApi, routes: Sequence[Route]) -> None:
+    def _monitor_api(self, rest_api: apigw.RestApi) -> None:
         # The whole stage first (the client-error rate alarms here: per route it mostly measures one client's
         # behaviour), then, in the full profile, one section per route (API Gateway's detailed metrics) with its own
         # 5xx rate and p99 latency alarms; the lean profile alarms on those stage-wide instead. p50 is drawn, not
@@ -220,22 +246,22 @@ class Monitoring(Construct):
             **stage_alarms,
         )
         self._monitor_client_errors()
-        if self.profile == LEAN:
-            return
-        for route in routes:
-            self.facade.monitor_api_gateway(
-                api=rest_api,
-                api_stage=constants.API_STAGE,
-                api_method=route.method,
-                api_resource=route.path,
-                human_readable_name=f"API {route.key}",
-                alarm_friendly_name=f"Api{route.construct_id}",
-                latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
-                add5_xx_fault_rate_alarm={
-                    CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
-                },
-                add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=p99)},
-            )
+
+    def _monitor_route(self, facade: mc.MonitoringFacade, route: Route) -> None:
+        p99 = Duration.millis(settings.number(self, settings.API_LATENCY_P99_MS))
+        facade.monitor_api_gateway(
+            api=self.rest_api,
+            api_stage=constants.API_STAGE,
+            api_method=route.method,
+            api_resource=route.path,
+            human_readable_name=f"API {route.key}",
+            alarm_friendly_name=f"Api{route.construct_id}",
+            latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
+            add5_xx_fault_rate_alarm={
+                CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
+            },
+            add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=p99)},
+        )
 
     def _monitor_client_errors(self) -> None:
         """Client-error rate (401/403/404/422/429 of all requests) alarms; guard refusals (409/412) are drawn only."""
@@ -277,6 +303,7 @@ class Monitoring(Construct):
 
     def _monitor_function(
         self,
+        facade: mc.MonitoringFacade,
         function: lambda_.Function,
         *,
         scheduled: bool = False,
@@ -309,7 +336,7 @@ class Monitoring(Construct):
         # A batch job's faults and throttles are retried by its own run and its coverage alarms on what stays
         # missed: a Warning. What it finds that needs a person alarms on its own (LockAuditUnrepaired).
         severity = WARNING if scheduled else CRITICAL
-        self.facade.monitor_lambda_function(
+        facade.monitor_lambda_function(
             lambda_function=function,
             human_readable_name=f"Function {name}",
             alarm_friendly_name=name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from aws_cdk import App, CfnOutput, Stack, Validations
@@ -15,14 +16,21 @@ from infra.audit import LockAuditRun
 from infra.auth import Auth
 from infra.functions import Functions
 from infra.monitoring import Monitoring
+from infra.route_stacks import RouteStack, route_groups
 from infra.settlement import Settlement
 from infra.table import Storage
+from routes import ROUTES, Route
 
 
 class DdbguardStack(Stack):
-    """The whole service. Region-agnostic: the template resolves its region at deploy time."""
+    """The whole service. Region-agnostic: the template resolves its region at deploy time.
 
-    def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
+    The stateful and shared parts (table, user pool, API, background jobs, topics) are this stack's; each route
+    group's functions, methods and alarms are a nested stack of it (infra/route_stacks.py). `routes` is the route
+    table (functions/routes.py); tests pass a longer one to prove the stack's room to grow.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, routes: Sequence[Route] = ROUTES, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, description="ddbguard: data-integrity patterns on DynamoDB", **kwargs)
         self.storage = Storage(self, "Storage")
         self.auth = Auth(self, "Auth")
@@ -31,14 +39,12 @@ class DdbguardStack(Stack):
         # As many segments as the audit's reserved executions: the run's Map never asks for more at once.
         segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
         self.audit = LockAuditRun(self, "LockAudit", worker=self.functions.audit_function, segments=segments)
-        self.api = Api(self, "Api", routes=self.functions.routes, user_pool=self.auth.user_pool)
+        self.api = Api(self, "Api", routes=routes, user_pool=self.auth.user_pool)
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
-            routes=[item.route for item in self.functions.routes],
-            functions=[item.function for item in self.functions.routes]
-            + [self.functions.settlement_function, self.settlement.sweeper],
+            functions=[self.functions.settlement_function, self.settlement.sweeper],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
             access_logs=self.api.access_logs,
@@ -46,6 +52,10 @@ class DdbguardStack(Stack):
         )
         self.settlement.monitor(self.monitoring)
         self.audit.monitor(self.monitoring)
+        self.route_stacks = [
+            RouteStack(self, group, functions=self.functions, api=self.api, monitoring=self.monitoring)
+            for group in route_groups(routes)
+        ]
 
         CfnOutput(self, "ApiUrl", value=self.api.url, description="Base URL of the v1 stage")
         CfnOutput(self, "TableName", value=self.storage.table.table_name)
@@ -78,7 +88,9 @@ class EnvironmentRequired(ValueError):
     """The command line synthesizes for a named environment only (its config file, its names)."""
 
 
-def build_app(*, require_environment: bool = False, **app_kwargs: Any) -> tuple[App, DdbguardStack]:
+def build_app(
+    *, require_environment: bool = False, routes: Sequence[Route] = ROUTES, **app_kwargs: Any
+) -> tuple[App, DdbguardStack]:
     """The CDK app with cdk-nag's AWS Solutions pack attached: an unacknowledged finding fails synthesis."""
     # The CLI's own context (cdk.json, -c) takes precedence over this, so passing it under the CLI is harmless.
     context = {**cdk_json_context(), **app_kwargs.pop("context", {})}
@@ -96,6 +108,7 @@ def build_app(*, require_environment: bool = False, **app_kwargs: Any) -> tuple[
     stack = DdbguardStack(
         app,
         constants.STACK_ID,
+        routes=routes,
         stack_name=naming.stack_name(environment),
         # It holds the table and the user pool: deleting the stack takes a deliberate step first (make destroy).
         termination_protection=True,

@@ -1,8 +1,9 @@
 """The one-line summary `make synth` ends with: cdk-nag findings (acknowledged / open) and cfn-lint's result.
 
 Reads what `cdk synth` left in cdk.out/: acknowledgements from the stack's metadata (one per finding and resource
-they cover), open findings from CDK's validation report (written when a plugin such as cdk-nag reports), and
-lints the template with cfn-lint. Exits non-zero when synthesis failed, a finding is open or cfn-lint objects.
+they cover, nested stacks included), open findings from CDK's validation report (written when a plugin such as
+cdk-nag reports), and lints every template (the stack's and each nested stack's) with cfn-lint. Exits non-zero
+when synthesis failed, a finding is open or cfn-lint objects.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from infra import constants
+from infra.assembly import stack_templates
 
 ACKNOWLEDGED = "aws:cdk:acknowledged-rules"
 
@@ -72,7 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     acknowledged, still_open = acknowledged_count(args.cdk_out), open_count(args.cdk_out)
     if args.cdk_status != 0 and still_open == 0:
         still_open = -1  # synthesis failed before any report was written
-    lint = cfn_lint_findings(template) if args.cdk_status == 0 and template.exists() else None
+    lint = None
+    if args.cdk_status == 0 and template.exists():
+        # The parent's template and each route group's nested one, each as CloudFormation receives it.
+        lint = [
+            finding
+            for each in stack_templates(args.cdk_out, constants.STACK_ID)
+            for finding in cfn_lint_findings(each.path)
+        ]
     for finding in lint or []:
         print(finding)
     lint_text = "not run" if lint is None else ("clean" if not lint else f"{len(lint)} findings")

@@ -12,12 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from infra.assembly import flattened
+
 STACK = "DdbguardStack"
 LAMBDA_UNZIPPED_LIMIT_MB = 250
 
 
 def _template(assembly: Path) -> dict[str, Any]:
-    return json.loads((assembly / f"{STACK}.template.json").read_text(encoding="utf-8"))
+    """The stack's template with its route groups' nested stacks inlined (infra/assembly.py)."""
+    return flattened(assembly, STACK)
 
 
 def _asset_dir(assembly: Path, location: dict[str, Any]) -> Path:

@@ -2,6 +2,8 @@
 
 Synthesis takes seconds, so every infra test shares one template. cdk-nag runs as a validation plugin during
 `Template.from_stack`: an unacknowledged finding raises there and fails every test that uses the template.
+The lookups read the flattened template (tests/infra/stack_templates.py): the parent with each route group's
+nested stack inlined; `templates` holds every template as CloudFormation receives it.
 """
 
 from __future__ import annotations
@@ -25,19 +27,23 @@ from aws_cdk.assertions import Template  # noqa: E402
 
 from infra.stack import build_app  # noqa: E402
 
+from .stack_templates import synthesized  # noqa: E402
+
 
 @dataclass
 class Synth:
-    """The synthesized template plus the lookups the tests share."""
+    """The synthesized template (flattened: every nested stack inlined) plus the lookups the tests share."""
 
     stack: Stack
-    template: Template
+    json: dict[str, Any]
+    # Stack construct path -> template, the parent's and each nested stack's, as CloudFormation receives them.
+    templates: dict[str, dict[str, Any]]
     # The cloud assembly (cdk.out) the template was synthesized into, with its staged asset folders.
     assembly_dir: Path
-    json: dict[str, Any] = field(init=False)
+    template: Template = field(init=False)
 
     def __post_init__(self) -> None:
-        self.json = dict(self.template.to_json())
+        self.template = Template.from_json(self.json)
 
     @property
     def resources(self) -> dict[str, dict[str, Any]]:
@@ -104,8 +110,8 @@ class Synth:
 
 def synthesize(outdir: Path, context: dict[str, Any] | None = None) -> Synth:
     app, stack = build_app(outdir=str(outdir), context=context or {})
-    template = Template.from_stack(stack)
-    return Synth(stack=stack, template=template, assembly_dir=Path(app.synth().directory))
+    flat, templates = synthesized(app, stack)
+    return Synth(stack=stack, json=flat, templates=templates, assembly_dir=Path(app.synth().directory))
 
 
 @pytest.fixture(scope="session")

@@ -230,12 +230,11 @@ def render(shape: dict[str, Any]) -> str:
 
 
 def current_shape() -> dict[str, Any]:
-    from aws_cdk.assertions import Template
-
     from infra.stack import build_app
+    from tests.infra.stack_templates import flat_template
 
-    _app, stack = build_app()
-    return security_shape(dict(Template.from_stack(stack).to_json()), stack)
+    app, stack = build_app()
+    return security_shape(flat_template(app, stack), stack)
 
 
 def main() -> None:

@@ -55,15 +55,14 @@ def render(default: dict[str, int], lean: dict[str, int]) -> str:
 
 
 def current_counts() -> tuple[dict[str, int], dict[str, int]]:
-    from aws_cdk.assertions import Template
-
     from infra.stack import build_app
+    from tests.infra.stack_templates import flat_template
 
-    _app, stack = build_app()
-    _lean_app, lean_stack = build_app(context={"monitoringProfile": "lean"})
+    app, stack = build_app()
+    lean_app, lean_stack = build_app(context={"monitoringProfile": "lean"})
     return (
-        counts(stack, dict(Template.from_stack(stack).to_json())),
-        counts(lean_stack, dict(Template.from_stack(lean_stack).to_json())),
+        counts(stack, flat_template(app, stack)),
+        counts(lean_stack, flat_template(lean_app, lean_stack)),
     )
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from aws_cdk.assertions import Template
 
 from infra import settings
 from infra.stack import build_app
+from tests.infra.stack_templates import flat_template
 from tests.infra.template_counts import counts
 
 if TYPE_CHECKING:
@@ -64,8 +64,8 @@ def test_the_counts_in_the_docs_are_the_templates(synth: Synth) -> None:
     assert documented == {
         key.removesuffix("s") if key != "alarm metrics" else "alarm metric": value for key, value in actual.items()
     }
-    _app, lean_stack = build_app(context={"monitoringProfile": "lean"})
-    lean = counts(lean_stack, dict(Template.from_stack(lean_stack).to_json()))
+    lean_app, lean_stack = build_app(context={"monitoringProfile": "lean"})
+    lean = counts(lean_stack, flat_template(lean_app, lean_stack))
     assert documented_lean == {"alarm": lean["alarms"], "alarm metric": lean["alarm metrics"]}
     assert lean["dashboard"] == 0
 

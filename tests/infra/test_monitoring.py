@@ -13,6 +13,7 @@ from aws_cdk.assertions import Match, Template
 
 from infra import constants, settings
 from infra import settlement as settlement_infra
+from infra.route_stacks import route_groups
 from routes import ROUTES
 
 from .conftest import CUSTOM_CONTEXT
@@ -216,9 +217,14 @@ def test_each_route_has_5xx_rate_and_p99_alarms_and_each_function_four(synth: Sy
 
 
 def _dashboard_body(synth: Synth) -> str:
-    (dashboard,) = synth.of_type("AWS::CloudWatch::Dashboard").values()
+    """Every dashboard's body: the stack's (stage, background functions, table, integrity) and one per route group
+    (its routes and their functions; a dashboard holds at most 500 widgets, so one could not hold them all)."""
+    dashboards = synth.of_type("AWS::CloudWatch::Dashboard").values()
+    names = sorted(dashboard["Properties"]["DashboardName"] for dashboard in dashboards)
+    groups = [group.name for group in route_groups(ROUTES)]
+    assert names == sorted([synth.stack.stack_name, *(f"{synth.stack.stack_name}-{name}" for name in groups)])
     # DashboardBody is an Fn::Join of literal JSON fragments and references.
-    return json.dumps(dashboard["Properties"]["DashboardBody"])
+    return json.dumps([dashboard["Properties"]["DashboardBody"] for dashboard in dashboards])
 
 
 def test_dashboard_has_widgets_for_the_api_every_route_function_and_the_table(synth: Synth) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from aws_cdk.assertions import Template
 
 from infra import constants, environments
 from infra.settlement import SWEEPER_HANDLER
@@ -18,6 +17,7 @@ from infra.stack import build_app
 from routes import ROUTES
 
 from .conftest import CUSTOM_CONTEXT
+from .stack_templates import flat_template
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -37,8 +37,8 @@ OPERATOR_CONTEXT = {
 @pytest.fixture(scope="module")
 def operator_template() -> dict[str, Any]:
     """The stack with a custom domain, OAuth callbacks, SES and the lean monitoring profile (cdk-nag runs here)."""
-    _app, stack = build_app(context=OPERATOR_CONTEXT)
-    return dict(Template.from_stack(stack).to_json())
+    app, stack = build_app(context=OPERATOR_CONTEXT)
+    return flat_template(app, stack)
 
 
 def _of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:

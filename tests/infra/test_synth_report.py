@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from infra import constants, synth_report
+from infra.assembly import stack_templates
+
+if TYPE_CHECKING:
+    from conftest import Synth
 
 
 def _cdk_out(tmp_path: Path, violations: list[dict]) -> Path:
@@ -35,3 +41,20 @@ def test_a_failed_synth_reports_its_open_findings_and_fails(tmp_path: Path, caps
     assert synth_report.main(["--cdk-status", "1", "--cdk-out", str(out)]) == 1
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith("ddbguard synth: cdk-nag 3 acknowledged / 1 open; cfn-lint not run")
+
+
+def test_the_report_lints_each_route_groups_nested_template(
+    synth: Synth, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A finding planted in one nested template (a function without tracing, WS1000) fails `make synth`'s report."""
+    out = tmp_path / "cdk.out"
+    shutil.copytree(synth.assembly_dir, out, ignore=shutil.ignore_patterns("asset.*"))
+    assert synth_report.main(["--cdk-out", str(out)]) == 0
+    assert "cfn-lint clean" in capsys.readouterr().out
+    nested = stack_templates(out, constants.STACK_ID)[-1]
+    template = json.loads(nested.path.read_text(encoding="utf-8"))
+    function = next(r for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function")
+    del function["Properties"]["TracingConfig"]
+    nested.path.write_text(json.dumps(template), encoding="utf-8")
+    assert synth_report.main(["--cdk-out", str(out)]) == 1
+    assert "WS1000" in capsys.readouterr().out

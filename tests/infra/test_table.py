@@ -12,6 +12,8 @@ from aws_cdk.assertions import Match, Template
 from infra import constants
 from infra.stack import build_app
 
+from .stack_templates import flat_template
+
 if TYPE_CHECKING:
     from conftest import Synth
 
@@ -106,8 +108,8 @@ def _stateful(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_a_first_deploy_creates_the_table_and_pool_unprotected_so_a_rollback_can_delete_them(synth: Synth) -> None:
     # docs/decisions.md, "A first deploy that fails leaves nothing behind": `make deploy` deploys a new stack once
     # with deletionProtection=false, then again with the default.
-    _app, stack = build_app(context={"deletionProtection": "false", "monitoringProfile": "lean"})
-    first = _stateful(dict(Template.from_stack(stack).to_json()))
+    app, stack = build_app(context={"deletionProtection": "false", "monitoringProfile": "lean"})
+    first = _stateful(flat_template(app, stack))
     table, pool = first["AWS::DynamoDB::Table"], first["AWS::Cognito::UserPool"]
     assert table["Properties"]["DeletionProtectionEnabled"] is False
     assert pool["Properties"]["DeletionProtection"] == "INACTIVE"
