@@ -3,7 +3,7 @@
 As deployed: each figure is a fresh `python3.13 -S -B` process (with `PYTHONDONTWRITEBYTECODE=1`: nothing is
 written, as on Lambda's read-only file system) whose path is only what Lambda's would hold, built as the stack
 builds it: the function code (a copy of functions/ without caches, as the code asset; also the working
-directory), the shared layer as staged with its bytecode (infra/shared_layer.py) and the dependencies layer's
+directory), the shared layer as staged with its bytecode (infra/staged_assets.py) and the dependencies layer's
 host-platform twin with its bytecode (infra/dependency_layer.py); the environment the stack sets, tracing
 provider included; none of the venv's packages.
 
@@ -25,11 +25,9 @@ import json
 import os
 import pickle
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -182,25 +180,22 @@ def _spread(values: list[float]) -> str:
 
 @contextmanager
 def deployed_code() -> Iterator[Path]:
-    """The function code asset as the stack builds it (functions/ without the layer, caches and tests): Lambda's
-    /var/task holds no bytecode for it, and neither does this copy."""
-    from infra import constants
+    """The function code asset as the stack builds it (functions/ without the layer, caches and tests, staged with
+    its bytecode: infra/staged_assets.py)."""
+    from infra import staged_assets
 
-    with tempfile.TemporaryDirectory(prefix="ddbguard-cold-") as folder:
-        code = Path(folder) / "task"
-        shutil.copytree(constants.FUNCTIONS_DIR, code, ignore=shutil.ignore_patterns(*constants.CODE_EXCLUDES))
-        yield code
+    yield staged_assets.code_root()
 
 
 def deployed_path(code: Path, tracing: str) -> str:
     """Lambda's import path for this stack: function code, then the layers' python/ folders as built for deploy
     (the shared layer staged with bytecode; the dependencies layer's host twin, with the X-Ray SDK only for
     tracing=xray-sdk, as deployed)."""
-    from infra import dependency_layer, shared_layer
+    from infra import dependency_layer, staged_assets
 
     with_xray_sdk = tracing == "xray-sdk"
     site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM, with_xray_sdk=with_xray_sdk) / "python"
-    return os.pathsep.join(str(p) for p in (code, shared_layer.layer_root() / "python", site))
+    return os.pathsep.join(str(p) for p in (code, staged_assets.layer_root() / "python", site))
 
 
 def otel_site() -> Path:

@@ -5,7 +5,7 @@
 holds; CreateAccount: sign-up), as the edge does after its own JSON checks (bodies.parse_json: duplicate keys,
 NaN and control characters are refused before any validator sees the document).
 
-Each figure is a fresh `python3.13 -S -B` process on the built layers (infra/shared_layer.py and the dependencies
+Each figure is a fresh `python3.13 -S -B` process on the built layers (infra/staged_assets.py and the dependencies
 layer's host twin, both with bytecode; nothing written), timing from its first line: making the validator ready
 ("ready": imports and model build) and validating a valid body ("1st validate"), then one invalid body (a string
 amount and an unknown field) whose error list is shown. The options, interleaved option by option in each round
@@ -145,12 +145,12 @@ def build_time_modules(folder: Path) -> None:
 
 
 def measure(rounds: int) -> list[list[Any]]:
-    from infra import dependency_layer, layer_bytecode, shared_layer
+    from infra import dependency_layer, layer_bytecode, staged_assets
 
     site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM) / "python"
     with tempfile.TemporaryDirectory(prefix="ddbguard-validators-") as folder:
         build_time_modules(Path(folder))
-        path = [folder, str(shared_layer.layer_root() / "python"), str(site), str(validator_site())]
+        path = [folder, str(staged_assets.layer_root() / "python"), str(site), str(validator_site())]
         env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1"}
         figures: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for _ in range(rounds):

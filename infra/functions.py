@@ -18,7 +18,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, function_runtime, naming, settings, shared_layer
+from infra import constants, dependency_layer, function_runtime, naming, settings, staged_assets
 from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
 from routes import Route
 from table_patterns import INDEX_PREFIX
@@ -88,8 +88,8 @@ class Functions(Construct):
         self.shared_layer = lambda_.LayerVersion(
             self,
             "SharedLayer",
-            # functions/layer staged with its bytecode compiled (infra/shared_layer.py), not the source tree itself.
-            code=lambda_.Code.from_asset(str(shared_layer.layer_root())),
+            # functions/layer staged with its bytecode compiled (infra/staged_assets.py), not the source tree itself.
+            code=lambda_.Code.from_asset(str(staged_assets.layer_root())),
             compatible_runtimes=[RUNTIME],
             compatible_architectures=[ARCHITECTURE],
             description="ddbguard and ddbguard_api packages shared by every handler",
@@ -194,9 +194,8 @@ class Functions(Construct):
         """The functions' code asset, as the stack holding `scope` may use it."""
         stack = Stack.of(scope)
         if stack.node.path not in self._code:
-            self._code[stack.node.path] = lambda_.Code.from_asset(
-                str(constants.FUNCTIONS_DIR), exclude=list(constants.CODE_EXCLUDES)
-            )
+            # functions/ staged with its bytecode (infra/staged_assets.py), not the source tree itself.
+            self._code[stack.node.path] = lambda_.Code.from_asset(str(staged_assets.code_root()))
         return self._code[stack.node.path]
 
     def route_function(self, scope: Construct, route: Route) -> RouteFunction:

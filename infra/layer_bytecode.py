@@ -23,8 +23,9 @@ from pathlib import Path
 
 # Lambda's runtime for every function (infra/functions.py RUNTIME is python3.13; a test keeps them equal).
 LAMBDA_PYTHON_VERSION = "3.13"
-# Where Lambda mounts a layer's `python/` folder.
+# Where Lambda mounts a layer's `python/` folder, and where it unpacks a function's code.
 DEPLOYED_ROOT = "/opt/python"
+FUNCTION_CODE_ROOT = "/var/task"
 COMPILE_ENVIRONMENT = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": ""}
 # Bump when the compile step changes in a way its arguments do not show (part of the layers' cache keys).
 RECIPE_VERSION = "1"
@@ -54,8 +55,9 @@ def lambda_python() -> str:
     )
 
 
-def compile_arguments(site: Path) -> list[str]:
-    """The compileall command (after the interpreter) that compiles every module under `site` in place."""
+def compile_arguments(site: Path, deployed_root: str = DEPLOYED_ROOT) -> list[str]:
+    """The compileall command (after the interpreter) that compiles every module under `site` in place, its code
+    objects naming `deployed_root` instead of `site`."""
     return [
         "-S",
         "-m",
@@ -64,16 +66,17 @@ def compile_arguments(site: Path) -> list[str]:
         "--invalidation-mode",
         "unchecked-hash",
         "-d",
-        DEPLOYED_ROOT,
+        deployed_root,
         str(site),
     ]
 
 
-def compile_layer(site: Path) -> None:
-    """Compile every module under `site` (a staged layer's `python/`) into `__pycache__/<name>.cpython-313.pyc`."""
+def compile_layer(site: Path, deployed_root: str = DEPLOYED_ROOT) -> None:
+    """Compile every module under `site` (a staged layer's `python/`, or a function's staged code) into
+    `__pycache__/<name>.cpython-313.pyc`."""
     environment = {"PATH": os.environ.get("PATH", ""), **COMPILE_ENVIRONMENT}
     result = subprocess.run(
-        [lambda_python(), *compile_arguments(site)], capture_output=True, text=True, env=environment
+        [lambda_python(), *compile_arguments(site, deployed_root)], capture_output=True, text=True, env=environment
     )
     if result.returncode != 0:
         sys.stderr.write(result.stdout + result.stderr)

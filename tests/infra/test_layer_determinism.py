@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from aws_cdk import FileSystem
 
-from infra import constants, dependency_layer, layer_bytecode, shared_layer
+from infra import constants, dependency_layer, layer_bytecode, staged_assets
 from infra.functions import RUNTIME
 
 BUILD = (
@@ -73,17 +73,35 @@ def test_two_checkouts_build_the_same_shared_layer_asset(tmp_path: Path) -> None
     for checkout in ("checkout-a", "elsewhere/checkout-b"):
         source = tmp_path / checkout / "functions" / "layer"
         shutil.copytree(constants.LAYER_DIR, source, ignore=shutil.ignore_patterns(*constants.LAYER_EXCLUDES))
-        roots.append(shared_layer.layer_root(source, cache_dir=tmp_path / checkout / ".local" / "layers"))
+        roots.append(staged_assets.layer_root(source, cache_dir=tmp_path / checkout / ".local" / "layers"))
         # Compiled in the staged copy only: the sources it was built from get no bytecode.
         assert list(source.rglob("*.pyc")) == [] and list(source.rglob("__pycache__")) == []
     first, second = roots
     assert first.name == second.name  # the same sources: the same cache key
     assert FileSystem.fingerprint(str(first)) == FileSystem.fingerprint(str(second))
     # The layer is the sources as they ship plus one .pyc per module, nothing else.
-    shipped = set(shared_layer.source_files(constants.LAYER_DIR))
+    shipped = set(staged_assets.source_files(constants.LAYER_DIR))
     compiled = {layer_bytecode.bytecode_path(path) for path in shipped if path.suffix == ".py"}
     assert {path.relative_to(first) for path in first.rglob("*") if path.is_file()} == shipped | compiled
     _assert_compiled_for_lambda(first / "python", forbidden=str(tmp_path))
+
+
+def test_two_checkouts_build_the_same_function_code_asset(tmp_path: Path) -> None:
+    """The function code (route table, handlers) ships its bytecode too: /var/task is as read-only as /opt."""
+    roots = []
+    for checkout in ("checkout-a", "elsewhere/checkout-b"):
+        source = tmp_path / checkout / "functions"
+        shutil.copytree(constants.FUNCTIONS_DIR, source, ignore=shutil.ignore_patterns(*constants.CODE_EXCLUDES))
+        roots.append(staged_assets.code_root(source, cache_dir=tmp_path / checkout / ".local" / "layers"))
+        assert list(source.rglob("*.pyc")) == [] and list(source.rglob("__pycache__")) == []
+    first, second = roots
+    assert first.name == second.name
+    assert FileSystem.fingerprint(str(first)) == FileSystem.fingerprint(str(second))
+    shipped = set(staged_assets.source_files(constants.FUNCTIONS_DIR, constants.CODE_EXCLUDES))
+    assert Path("routes.py") in shipped and not any(path.parts[0] == "layer" for path in shipped)
+    compiled = {layer_bytecode.bytecode_path(path) for path in shipped if path.suffix == ".py"}
+    assert {path.relative_to(first) for path in first.rglob("*") if path.is_file()} == shipped | compiled
+    _assert_compiled_for_lambda(first, forbidden=str(tmp_path), deployed_root=layer_bytecode.FUNCTION_CODE_ROOT)
 
 
 # Runs in Lambda's Python minor: the first code object of each module's .pyc, and where it says it came from.
@@ -97,8 +115,11 @@ print(json.dumps(names))
 """
 
 
-def _assert_compiled_for_lambda(site: Path, *, forbidden: str) -> None:
-    """Every module has its unchecked-hash .pyc for Lambda's minor, naming /opt/python and not the build folder."""
+def _assert_compiled_for_lambda(
+    site: Path, *, forbidden: str, deployed_root: str = layer_bytecode.DEPLOYED_ROOT
+) -> None:
+    """Every module has its unchecked-hash .pyc for Lambda's minor, naming where Lambda puts it (/opt/python,
+    /var/task) and not the build folder."""
     assert layer_bytecode.missing_bytecode(site) == []
     assert not any(path.is_file() and forbidden.encode() in path.read_bytes() for path in site.rglob("*.pyc"))
     sample = sorted(site.rglob("*.py"))[:: max(1, len(list(site.rglob("*.py"))) // 40)]
@@ -111,7 +132,7 @@ def _assert_compiled_for_lambda(site: Path, *, forbidden: str) -> None:
     )
     filenames = json.loads(result.stdout)
     expected = {
-        str(layer_bytecode.bytecode_path(path)): f"{layer_bytecode.DEPLOYED_ROOT}/{path.relative_to(site).as_posix()}"
+        str(layer_bytecode.bytecode_path(path)): f"{deployed_root}/{path.relative_to(site).as_posix()}"
         for path in sample
     }
     assert filenames == expected
