@@ -21,6 +21,9 @@ def configure(endpoint: str, table: str) -> None:
             # through the heaviest provider's code; the stack deploys its own choice (infra/function_runtime.py).
             "DDBGUARD_TRACING": os.environ.get("DDBGUARD_TRACING", "xray-sdk"),
             "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+            # DynamoDB Local on a shared machine can take seconds to answer under load; the deployed 5 s read timeout
+            # would turn that into 503 busy (ddbguard.store.client).
+            "DDBGUARD_DYNAMODB_READ_TIMEOUT_S": "60",
         }
     )
     os.environ.pop("AWS_PROFILE", None)

@@ -246,10 +246,11 @@ def test_code_and_layers_fit_lambdas_unzipped_limit(synth: Synth) -> None:
     layout = next(iter(_function_layout(synth).values()))
     sizes = {str(folder.name): dependency_layer.tree_size(folder) for folder in [layout["code"], *layout["layers"]]}
     assert sum(sizes.values()) < LAMBDA_UNZIPPED_LIMIT, sizes
-    # The code asset is the handlers and the route table only: the layer and tests never ship in it.
+    # The code asset is the handlers and the route table, with their bytecode: the layer and tests never ship in it.
     code = layout["code"]
     assert not (code / "layer").exists()
-    assert not list(code.rglob("__pycache__")) and not list(code.rglob("test_*.py"))
+    assert not list(code.rglob("test_*.py"))
+    assert layer_bytecode.missing_bytecode(code) == []
 
 
 def test_no_public_layer_unless_asked(synth: Synth) -> None:

@@ -17,12 +17,19 @@ if TYPE_CHECKING:  # the stubs package is optional; the annotation is for reader
 
 # botocore retries throttling and connection errors itself (the one policy: ddbguard.store.transient);
 # transaction conflicts are retried by ddbguard.store.writes, which knows the request is safe to repeat.
-_CLIENT_CONFIG = Config(
-    retries=CLIENT_RETRIES,
-    connect_timeout=2,
-    read_timeout=5,
-    max_pool_connections=64,
-)
+# DynamoDB answers in milliseconds; 5 s without an answer is a stuck connection worth retrying. The variable is for
+# DynamoDB Local on a busy machine (local/runtime_env.py), where seconds are only load, not a fault.
+READ_TIMEOUT_VARIABLE = "DDBGUARD_DYNAMODB_READ_TIMEOUT_S"
+DEFAULT_READ_TIMEOUT_S = 5.0
+
+
+def _client_config() -> Config:
+    return Config(
+        retries=CLIENT_RETRIES,
+        connect_timeout=2,
+        read_timeout=float(os.environ.get(READ_TIMEOUT_VARIABLE, DEFAULT_READ_TIMEOUT_S)),
+        max_pool_connections=64,
+    )
 
 
 def table_name() -> str:
@@ -32,7 +39,7 @@ def table_name() -> str:
 @lru_cache(maxsize=1)
 def client() -> DynamoDBClient:
     """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set."""
-    return boto3.session.Session().client("dynamodb", config=_CLIENT_CONFIG)
+    return boto3.session.Session().client("dynamodb", config=_client_config())
 
 
 # Restored from a SnapStart snapshot: the snapshot's connections and credentials are not this environment's.
