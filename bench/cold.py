@@ -2,7 +2,7 @@
 
 As deployed: each figure is a fresh `python3.13 -S -B` process (with `PYTHONDONTWRITEBYTECODE=1`: nothing is
 written, as on Lambda's read-only file system) whose path is only what Lambda's would hold, built as the stack
-builds it: the function code (a copy of functions/ without caches, as the code asset; also the working
+builds it: the function code (the code asset as staged with its bytecode, infra/staged_assets.py; also the working
 directory), the shared layer as staged with its bytecode (infra/staged_assets.py) and the dependencies layer's
 host-platform twin with its bytecode (infra/dependency_layer.py); the environment the stack sets, tracing
 provider included; none of the venv's packages.
