@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import typing
 
 import pytest
 from pydantic import BaseModel
@@ -12,14 +13,16 @@ from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH
 from ddbguard_api.bodies import check_depth, field_errors, parse_body, parse_json
 from ddbguard_api.models import Amount, CreateAccount, CreateOrder
 from ddbguard_api.problems import EdgeError
+from ddbguard_api.proxy_events import ProxyEvent
 
 
-def event(body: str | bytes | None, content_type: str | None = "application/json", **extra) -> dict:
+def event(body: str | bytes | None, content_type: str | None = "application/json", **extra) -> ProxyEvent:
     headers = {"Content-Type": content_type} if content_type else {}
-    return {"body": body, "headers": headers, **extra}
+    # bytes too: the edge must refuse what no proxy event holds (the type says what API Gateway sends)
+    return typing.cast("ProxyEvent", {"body": body, "headers": headers, **extra})
 
 
-def refusal(evt: dict, model: type[BaseModel] | None = Amount) -> EdgeError:
+def refusal(evt: ProxyEvent, model: type[BaseModel] | None = Amount) -> EdgeError:
     with pytest.raises(EdgeError) as raised:
         parse_body(evt, model)
     return raised.value

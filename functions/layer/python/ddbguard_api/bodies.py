@@ -22,13 +22,16 @@ from ddbguard_api.problems import EdgeError
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel, ValidationError
 
+    from ddbguard_api.json_documents import JsonObject, JsonValue
+    from ddbguard_api.proxy_events import ProxyEvent
+
 
 class _DuplicateKey(ValueError):
     pass
 
 
-def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
+def _object_without_duplicates(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
+    result: JsonObject = {}
     for key, value in pairs:
         if key in result:
             raise _DuplicateKey(key)
@@ -40,7 +43,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def raw_body(event: dict[str, Any]) -> bytes:
+def raw_body(event: ProxyEvent) -> bytes:
     body = event.get("body")
     if body is None:
         return b""
@@ -142,7 +145,7 @@ def field_errors(error: ValidationError) -> list[FieldError]:
     return result
 
 
-def parse_body(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, Any]:
+def parse_body(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseModel | None, JsonObject | None]:
     """(validated model or None, the parsed JSON for fingerprinting). Routes without a model
     accept no body, or an empty JSON object."""
     data = raw_body(event)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ddbguard_api.proxy_events import ProxyEvent
 
 ADMIN_GROUP = "admin"
 
@@ -20,7 +23,7 @@ class Caller:
         return ADMIN_GROUP in self.groups
 
 
-def _groups(raw: Any) -> frozenset[str]:
+def _groups(raw: object) -> frozenset[str]:
     # API Gateway flattens claims to strings: a list arrives as "a,b", "[a b]" or a JSON array.
     if raw is None:
         return frozenset()
@@ -37,7 +40,7 @@ def _groups(raw: Any) -> frozenset[str]:
     return frozenset(g for g in re.split(r"[,\s]+", text) if g)
 
 
-def caller_from_event(event: dict[str, Any]) -> Caller | None:
+def caller_from_event(event: ProxyEvent) -> Caller | None:
     claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
     sub = claims.get("sub") if isinstance(claims, dict) else None
     if not isinstance(sub, str) or not sub.strip() or len(sub) > 128:

@@ -3,9 +3,14 @@
 Each request model's pydantic-core schema as a literal, so that validating a request needs pydantic-core
 alone (ddbguard_api.lazy_models). Models left out are validated by pydantic itself."""
 
-from typing import Any
+from __future__ import annotations
 
-SCHEMAS: dict[str, Any] = {
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ddbguard_api.json_documents import JsonObject
+
+SCHEMAS: dict[str, JsonObject] = {
     "AccountListQuery": {
         "type": "model",
         "cls": "AccountListQuery",

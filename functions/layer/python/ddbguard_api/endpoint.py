@@ -29,9 +29,10 @@ if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_ap
     from pydantic import BaseModel
 
     from ddbguard_api.idempotency import EnvironmentReplayCache
+    from ddbguard_api.proxy_events import ProxyEvent, ProxyResponse
 
 Operation = Callable[[Request[Any, Any]], Reply]
-LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+type LambdaHandler = Callable[[ProxyEvent, Any], ProxyResponse]
 
 
 def _model(name: str | None) -> type[BaseModel] | None:
@@ -40,7 +41,7 @@ def _model(name: str | None) -> type[BaseModel] | None:
 
 
 def _replay_cache(
-    route: RouteSpec, execute: Callable[[Request[Any, Any]], dict[str, Any]]
+    route: RouteSpec, execute: Callable[[Request[Any, Any]], ProxyResponse]
 ) -> EnvironmentReplayCache | None:
     """The route's replay cache, where the route takes an Idempotency-Key. Imported only then: a read-only function
     never loads Powertools idempotency or the request-marker code (nor, for /health, boto3)."""
@@ -79,7 +80,7 @@ class Endpoint:
         self._operation = function
         return function
 
-    def _execute(self, request: Request[Any, Any]) -> dict[str, Any]:
+    def _execute(self, request: Request[Any, Any]) -> ProxyResponse:
         """Run the operation. Refusals (DomainError) and Busy propagate, so the replay cache keeps nothing for
         them."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"
@@ -88,7 +89,7 @@ class Endpoint:
             Reply(reply.status, reply.body, {**route_headers(self.route, reply, request.path), **reply.headers})
         )
 
-    def _path(self, event: Mapping[str, Any]) -> dict[str, str] | None:
+    def _path(self, event: ProxyEvent) -> dict[str, str] | None:
         """The path parameters, in the route's order; None when the event is not for this route."""
         if str(event.get("httpMethod") or "").upper() != self.route.method or event.get("resource") != self.route.path:
             return None
@@ -98,7 +99,7 @@ class Endpoint:
             return None
         return {name: str(value) for name, value in path.items()}
 
-    def _answer(self, event: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, event: ProxyEvent) -> ProxyResponse:
         path = self._path(event)
         if path is None:
             return proxy_response(problems.no_route())
@@ -120,7 +121,7 @@ class Endpoint:
             logger.exception("unexpected error")
             return proxy_response(problems.unexpected())
 
-    def respond(self, event: dict[str, Any]) -> dict[str, Any]:
+    def respond(self, event: ProxyEvent) -> ProxyResponse:
         """The proxy response to `event`, with the CORS headers its Origin earns."""
         response = self._answer(event)
         for name, value in cors_headers(event, self.cors_origins).items():
@@ -133,7 +134,7 @@ class Endpoint:
         @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
         # Responses and errors carry personal data (emails, usernames): the trace records neither.
         @tracer.capture_lambda_handler(capture_response=False, capture_error=False)
-        def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        def handler(event: ProxyEvent, context: Any) -> ProxyResponse:
             if idempotency is not None:
                 idempotency.register_lambda_context(context)
             try:

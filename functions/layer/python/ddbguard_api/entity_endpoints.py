@@ -21,7 +21,7 @@ from ddbguard_api.replies import Reply, created, no_content, ok
 from ddbguard_api.request import Request, RouteSpec
 
 
-def _body(request: Request[Any, Any], entity: Entity) -> tuple[dict[str, Any], str | None]:
+def _body(request: Request[Any, Any], entity: Entity) -> tuple[dict[str, object], str | None]:
     values = request.body.model_dump() if request.body is not None else {}
     return {k: v for k, v in values.items() if k != entity.id_field}, values.get(entity.id_field)
 

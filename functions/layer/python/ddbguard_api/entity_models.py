@@ -9,6 +9,7 @@ only when its first request is parsed (`ddbguard_api.lazy_models`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +23,11 @@ from ddbguard_api.schema_patterns import visible_text_pattern, with_pattern
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+    from pydantic.config import JsonDict
+
+# A model field as `create_model` takes it: (annotation, default), `...` for a required one. The annotation is a
+# type used as a value (`Annotated[...]`, `X | None`), which mypy types as a special form only `Any` accepts.
+type FieldDefinition = tuple[Any, object]
 
 CREATE = "Create"
 CHANGE = "Change"
@@ -42,13 +48,20 @@ def _value_type(spec: Field) -> Any:
     else:
         # The layer checks the normalised form by its kind, so the edge bounds only the raw size; the document
         # states the kind's rule, which is what a client should send (as for usernames, ddbguard_api.models).
-        extra: dict[str, Any] | None = None
+        extra: JsonDict | None = None
         if kind.pattern:
             extra = {"pattern": kind.sent_pattern, "minLength": kind.min_length, "maxLength": kind.max_length}
         constraints = ModelField(
             min_length=1, max_length=UNIQUE_VALUE_RAW_MAX_CHARS, description=spec.description, json_schema_extra=extra
         )
     return Annotated[StrictStr, constraints]
+
+
+def _model(name: str, base: type[BaseModel], fields: dict[str, FieldDefinition]) -> type[BaseModel]:
+    # Called through `Callable[..., ...]`: mypy checks a `**` mapping's values against every named keyword of
+    # `create_model` too (`__config__`, `__doc__`, ...), which no field definition is.
+    make: Callable[..., type[BaseModel]] = create_model
+    return make(name, __base__=base, **fields)
 
 
 def _entity_named(name: str, prefix: str) -> Entity | None:
@@ -64,8 +77,8 @@ def _client_chooses_ids(entity: Entity) -> bool:
 def _create_model(entity: Entity) -> type[BaseModel]:
     from ddbguard_api.models import StrictModel
 
-    fields: dict[str, Any] = {}
-    example: dict[str, Any] = {}
+    fields: dict[str, FieldDefinition] = {}
+    example: JsonDict = {}
     for name, spec in entity.fields.items():
         value = _value_type(spec)
         fields[name] = (value, ...) if spec.required else (value | None, None)
@@ -76,15 +89,16 @@ def _create_model(entity: Entity) -> type[BaseModel]:
     class WithExample(StrictModel):
         model_config = ConfigDict(json_schema_extra={"examples": [example]})
 
-    model: Any = create_model(f"{CREATE}{entity.title}", __base__=WithExample, **fields)
-    return model
+    return _model(f"{CREATE}{entity.title}", WithExample, fields)
 
 
 def _change_model(entity: Entity) -> type[BaseModel]:
     from ddbguard_api.models import StrictModel
 
     names = tuple(entity.fields)
-    changeable: dict[str, Any] = {name: (_value_type(spec) | None, None) for name, spec in entity.fields.items()}
+    changeable: dict[str, FieldDefinition] = {
+        name: (_value_type(spec) | None, None) for name, spec in entity.fields.items()
+    }
     first_plain = next((n for n, s in entity.fields.items() if s.unique is None), names[0])
 
     class SomethingToChange(StrictModel):
@@ -102,14 +116,13 @@ def _change_model(entity: Entity) -> type[BaseModel]:
                 raise ValueError(f"send at least one of {', '.join(names)}")
             return self
 
-    model: Any = create_model(f"{CHANGE}{entity.title}", __base__=SomethingToChange, **changeable)
-    return model
+    return _model(f"{CHANGE}{entity.title}", SomethingToChange, changeable)
 
 
 def _response_model(entity: Entity) -> type[BaseModel]:
     from ddbguard_api.schemas import ResponseModel, Timestamp
 
-    fields: dict[str, Any] = {entity.id_field: (str, ...)}
+    fields: dict[str, FieldDefinition] = {entity.id_field: (str, ...)}
     for name, spec in entity.fields.items():
         value: Any = int if spec.type == INTEGER else str
         if spec.unique is not None:
@@ -122,8 +135,7 @@ def _response_model(entity: Entity) -> type[BaseModel]:
         )
     fields["createdAt"] = (Timestamp, ...)
     fields["updatedAt"] = (Timestamp, ...)
-    model: Any = create_model(entity.title, __base__=ResponseModel, **fields)
-    return model
+    return _model(entity.title, ResponseModel, fields)
 
 
 @cache

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ddbguard.limits import IDEMPOTENCY_KEY_MAX_CHARS
 from ddbguard_api.problems import EdgeError
+
+if TYPE_CHECKING:
+    from ddbguard_api.proxy_events import ProxyEvent
 
 MAX_SAFE_VERSION = 2**53  # versions are JSON numbers; beyond this clients lose precision
 NEVER_MATCHES = -1  # a syntactically valid If-Match that names no version of ours
@@ -16,7 +19,7 @@ _ENTITY_TAG = re.compile(r'(W/)?"[\x21\x23-\x7e\x80-\xff]*"')
 _IDEMPOTENCY_KEY = re.compile(rf"[\x21-\x7e]{{1,{IDEMPOTENCY_KEY_MAX_CHARS}}}")
 
 
-def header_values(event: dict[str, Any], name: str) -> list[str]:
+def header_values(event: ProxyEvent, name: str) -> list[str]:
     """Every value sent for `name`, whatever its case, counting repeats."""
     wanted = name.lower()
     multi = event.get("multiValueHeaders") or {}
@@ -26,7 +29,7 @@ def header_values(event: dict[str, Any], name: str) -> list[str]:
     return [v for k, v in (event.get("headers") or {}).items() if k.lower() == wanted and v is not None]
 
 
-def single_header(event: dict[str, Any], name: str, code: str) -> str | None:
+def single_header(event: ProxyEvent, name: str, code: str) -> str | None:
     values = header_values(event, name)
     if len(values) > 1:
         raise EdgeError(400, code, f"Send the {name} header once.")

@@ -18,7 +18,7 @@ another environment is stopped by that write and answered from the marker's ALL_
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
@@ -33,10 +33,13 @@ from ddbguard_api.problems import EdgeError
 from ddbguard_api.replies import add_header
 from ddbguard_api.request import Request
 
+if TYPE_CHECKING:
+    from ddbguard_api.proxy_events import ProxyResponse
+
 IDEMPOTENCY_TTL_S = 24 * 3600
 # Stripe's name for it: the response is the first attempt's, given again.
 REPLAYED_HEADER = "Idempotent-Replayed"
-Execute = Callable[[Request[Any, Any]], dict[str, Any]]
+type Execute = Callable[[Request[Any, Any]], ProxyResponse]
 
 
 class InTransactionPersistenceLayer(BasePersistenceLayer):
@@ -90,7 +93,7 @@ class EnvironmentReplayCache:
             response_hook=_replayed,
         )
 
-        def recorded(data: dict[str, Any], request: Request[Any, Any]) -> dict[str, Any]:
+        def recorded(data: dict[str, str], request: Request[Any, Any]) -> ProxyResponse:
             replays.begin_request()
             response = execute(request)
             # The write found this key's request marker: the response is the first one, rebuilt from it.
@@ -106,7 +109,7 @@ class EnvironmentReplayCache:
     def register_lambda_context(self, context: Any) -> None:
         self.config.register_lambda_context(context)
 
-    def run(self, request: Request[Any, Any]) -> dict[str, Any]:
+    def run(self, request: Request[Any, Any]) -> ProxyResponse:
         """The operation's response (given again from the local cache on a warm retry). A domain refusal or
         Busy raised by the operation goes through Powertools, which then keeps nothing for the key."""
         identity = request.identity

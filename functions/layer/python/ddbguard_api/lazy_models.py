@@ -27,7 +27,7 @@ class Body:
 
     __slots__ = ("__dict__", "__pydantic_extra__", "__pydantic_fields_set__", "__pydantic_private__")
 
-    def model_dump(self) -> dict[str, Any]:
+    def model_dump(self) -> dict[str, object]:
         return {name: _dumped(value) for name, value in self.__dict__.items()}
 
     def __eq__(self, other: object) -> bool:

@@ -245,9 +245,14 @@ def compiled_schemas_source() -> str:
         "Each request model's pydantic-core schema as a literal, so that validating a request needs pydantic-core",
         'alone (ddbguard_api.lazy_models). Models left out are validated by pydantic itself."""',
         "",
-        "from typing import Any",
+        "from __future__ import annotations",
         "",
-        f"SCHEMAS: dict[str, Any] = {schemas!r}",
+        "from typing import TYPE_CHECKING",
+        "",
+        "if TYPE_CHECKING:",
+        "    from ddbguard_api.json_documents import JsonObject",
+        "",
+        f"SCHEMAS: dict[str, JsonObject] = {schemas!r}",
         "",
     ]
     return "\n".join(lines)

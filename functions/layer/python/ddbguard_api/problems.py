@@ -8,8 +8,8 @@ every error of the API has the same shape whoever answers it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
 
 from ddbguard import errors as domain
 from ddbguard.errors import Busy, FieldError, SettlementBehind
@@ -65,10 +65,10 @@ def problem_document(
     detail: str,
     *,
     field_errors: list[FieldError] | None = None,
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, object]:
     """The RFC 9457 body every error of the API carries, whoever answers it."""
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "type": problem_type(code),
         "title": HTTPStatus(status).phrase,
         "status": status,
@@ -88,7 +88,7 @@ def problem(
     detail: str,
     *,
     field_errors: list[FieldError] | None = None,
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Reply:
     """A reply carrying a problem document."""

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ddbguard_api.proxy_events import ProxyResponse
 
 JSON = "application/json"
 # A str holds a surrogate only when a client sent a lone one (`"\\udc00"`): JSON allows the escape, UTF-8 cannot
@@ -43,7 +46,7 @@ def no_content() -> Reply:
     return Reply(204)
 
 
-def proxy_response(reply: Reply) -> dict[str, Any]:
+def proxy_response(reply: Reply) -> ProxyResponse:
     """The API Gateway REST proxy response (headers as `multiValueHeaders`, as API Gateway reads them)."""
     headers = dict(reply.headers)
     text = None
@@ -56,12 +59,12 @@ def proxy_response(reply: Reply) -> dict[str, Any]:
     return _proxy(reply.status, text, {name: [value] for name, value in headers.items()})
 
 
-def add_header(response: dict[str, Any], name: str, value: str) -> dict[str, Any]:
+def add_header(response: ProxyResponse, name: str, value: str) -> ProxyResponse:
     """`response` with one more header (or that header's value replaced), its members in the usual order (a
     response given again from Powertools' cache comes back with them sorted)."""
     headers = {**(response.get("multiValueHeaders") or {}), name: [value]}
     return _proxy(response["statusCode"], response.get("body"), headers)
 
 
-def _proxy(status: int, body: str | None, headers: dict[str, list[str]]) -> dict[str, Any]:
+def _proxy(status: int, body: str | None, headers: dict[str, list[str]]) -> ProxyResponse:
     return {"statusCode": status, "body": body, "isBase64Encoded": False, "multiValueHeaders": headers}

@@ -20,6 +20,9 @@ from ddbguard_api.problems import EdgeError
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel
 
+    from ddbguard_api.json_documents import JsonObject
+    from ddbguard_api.proxy_events import ProxyEvent
+
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
@@ -110,13 +113,13 @@ class Request(Generic[Body, Query]):
         return self.if_match
 
 
-def fingerprint(path: dict[str, str], query: dict[str, Any], document: Any) -> str:
+def fingerprint(path: Mapping[str, str], query: Mapping[str, str], document: JsonObject | None) -> str:
     """What the request asks, hashed: the same Idempotency-Key with another fingerprint is a reused key."""
     canonical = json.dumps({"path": path, "query": query, "body": document}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, Any]]:
+def _query(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, str]]:
     raw_query = event.get("queryStringParameters") or {}
     if any(len(v) > 1 for v in (event.get("multiValueQueryStringParameters") or {}).values()):
         raise EdgeError(400, "invalid_query", "Send each query parameter once.")
@@ -134,7 +137,7 @@ def _query(event: dict[str, Any], model: type[BaseModel] | None) -> tuple[BaseMo
 
 def parse_request(
     route: RouteSpec,
-    event: dict[str, Any],
+    event: ProxyEvent,
     path: dict[str, str],
     *,
     body_model: type[BaseModel] | None,

@@ -13,9 +13,12 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ddbguard.limits import FORBIDDEN_CHARACTER_CATEGORIES
+
+if TYPE_CHECKING:
+    from pydantic.config import JsonDict, JsonValue
 
 
 def _escaped(code: int) -> str:
@@ -50,10 +53,10 @@ def visible_text_pattern() -> str:
     return f"^{allowed}*[^\\s{forbidden_characters()}]{allowed}*$"
 
 
-def with_pattern(pattern: Callable[[], str], **extra: Any) -> Callable[[dict[str, Any]], None]:
+def with_pattern(pattern: Callable[[], str], **extra: JsonValue) -> Callable[[JsonDict], None]:
     """A pydantic `json_schema_extra` that adds `pattern()` (and `extra`) to the schema only, when it is generated."""
 
-    def add(schema: dict[str, Any]) -> None:
+    def add(schema: JsonDict) -> None:
         schema.update(pattern=pattern(), **extra)
 
     return add

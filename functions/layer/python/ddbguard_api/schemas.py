@@ -135,7 +135,7 @@ class Problem(ResponseModel):
     detail: str
     code: str
     errors: list[FieldProblem] | None = None
-    current: dict[str, Any] | None = Field(
+    current: dict[str, object] | None = Field(
         default=None, description="version_conflict: the resource as it is now (its ETag header is its version)."
     )
     availableCents: int | None = Field(default=None, description="insufficient_funds: available when refused.")
