@@ -40,6 +40,22 @@ NEVER_AT_IMPORT = (
 # Never needed by some functions: a route that takes no Idempotency-Key never runs the replay cache, and a route
 # that touches no table never creates a DynamoDB client.
 KEYED_ONLY = ("aws_lambda_powertools.utilities.idempotency",)
+# A dataclass is built at import by generating and compiling its methods' source (about 0.2-0.5 ms each, idle):
+# ddbguard's value types are NamedTuples (built without compiling) unless they need what only a dataclass does
+# (derived defaults in __post_init__, default factories, fields left out of comparison). This is the whole list
+# a handler builds at import, so a new one is a decision, not an accident.
+DATACLASSES_AT_IMPORT = {
+    "ddbguard.guards.entity.Entity",  # __post_init__ derives the defaults, `fields` left out of comparison
+    "ddbguard.guards.money.BalanceChange",  # `details` has a default factory
+    "ddbguard_api.caller.Caller",
+    "ddbguard_api.replies.Reply",
+    "ddbguard_api.request.Request",
+    "route_facts.Route",  # default factories, fields left out of comparison
+    "ddbguard.domain.lock_audit.AuditReport",  # mutable: a segment's findings accumulate in it
+    "ddbguard.domain.audit_scan.SegmentResult",
+}
+# Modules whose classes are ddbguard's own (the layer, the edge, the route table).
+OWN_PACKAGES = {"ddbguard", "ddbguard_api", "routes", "route_facts", "generic_routes", "table_patterns", "job_access"}
 TABLE_ONLY = ("boto3",)
 
 
@@ -55,7 +71,7 @@ def _never_at_import(handler: str) -> tuple[str, ...]:
 
 _PROBE = r"""
 import json, os, sys
-handlers, watched = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+handlers, watched, OWN = json.loads(sys.argv[1]), json.loads(sys.argv[2]), set(json.loads(sys.argv[3]))
 children = {}
 for handler in handlers:
     read, write = os.pipe()
@@ -64,8 +80,15 @@ for handler in handlers:
         os.close(read)
         __import__(handler)
         loaded = sorted(name for name in watched if name in sys.modules)
+        built = sorted(
+            f"{module.__name__}.{name}"
+            for module in list(sys.modules.values())
+            if module.__name__.partition(".")[0] in OWN
+            for name, value in vars(module).items()
+            if isinstance(value, type) and value.__module__ == module.__name__ and "__dataclass_fields__" in vars(value)
+        )
         with os.fdopen(write, "w") as out:
-            out.write(json.dumps(loaded))
+            out.write(json.dumps({"loaded": loaded, "dataclasses": built}))
         os._exit(0)
     os.close(write)
     children[handler] = (pid, read)
@@ -98,7 +121,14 @@ def _deployed_environment(tracing: str) -> dict[str, str]:
 
 def _loaded(handlers: list[str], tracing: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(handlers), json.dumps([*NEVER_AT_IMPORT, *KEYED_ONLY, *TABLE_ONLY])],
+        [
+            sys.executable,
+            "-c",
+            _PROBE,
+            json.dumps(handlers),
+            json.dumps([*NEVER_AT_IMPORT, *KEYED_ONLY, *TABLE_ONLY]),
+            json.dumps(sorted(OWN_PACKAGES)),
+        ],
         capture_output=True,
         text=True,
         env=_deployed_environment(tracing),
@@ -107,6 +137,12 @@ def _loaded(handlers: list[str], tracing: str) -> dict[str, object]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _probed(footprint: dict[str, object], handler: str) -> dict[str, list[str]]:
+    probed = footprint[handler]
+    assert isinstance(probed, dict), f"{handler}: {probed}"
+    return probed
 
 
 @pytest.fixture(scope="module")
@@ -118,10 +154,23 @@ def default_footprint() -> dict[str, object]:
 def test_importing_a_handler_leaves_what_init_never_needs_unloaded(
     default_footprint: dict[str, object], handler: str
 ) -> None:
-    loaded = default_footprint[handler]
-    assert isinstance(loaded, list), f"{handler}: {loaded}"
+    loaded = _probed(default_footprint, handler)["loaded"]
     unneeded = [name for name in loaded if name in _never_at_import(handler)]
     assert unneeded == [], f"{handler} loads at import: {unneeded}"
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_importing_a_handler_builds_only_the_listed_dataclasses(
+    default_footprint: dict[str, object], handler: str
+) -> None:
+    built = set(_probed(default_footprint, handler)["dataclasses"])
+    assert built <= DATACLASSES_AT_IMPORT, f"{handler} builds at import: {sorted(built - DATACLASSES_AT_IMPORT)}"
+
+
+def test_the_dataclass_probe_sees_the_ones_every_handler_builds(default_footprint: dict[str, object]) -> None:
+    """Not vacuous: the route table's Route is a dataclass every route's handler builds."""
+    for handler in (route.handler for route in routes.ROUTES):
+        assert "route_facts.Route" in _probed(default_footprint, handler)["dataclasses"], handler
 
 
 def test_the_per_route_expectations_apply_somewhere(default_footprint: dict[str, object]) -> None:
@@ -130,15 +179,14 @@ def test_the_per_route_expectations_apply_somewhere(default_footprint: dict[str,
     assert any(KEYED_ONLY[0] in _never_at_import(route.handler) for route in routes.ROUTES)
     assert any(TABLE_ONLY[0] in _never_at_import(route.handler) for route in routes.ROUTES)
     for handler in keyed:
-        loaded = default_footprint[handler]
-        assert isinstance(loaded, list) and set(KEYED_ONLY) <= set(loaded), (handler, loaded)
+        loaded = _probed(default_footprint, handler)["loaded"]
+        assert set(KEYED_ONLY) <= set(loaded), (handler, loaded)
 
 
 def test_the_probe_sees_what_a_handler_does_load() -> None:
     """Not vacuous: with tracing=xray-sdk the same probe finds the X-Ray SDK."""
     footprint = _loaded(["ledger.deposit"], "xray-sdk")
-    loaded = footprint["ledger.deposit"]
-    assert isinstance(loaded, list)
+    loaded = _probed(footprint, "ledger.deposit")["loaded"]
     assert [name for name in loaded if name in NEVER_AT_IMPORT] == ["aws_xray_sdk"]
 
 

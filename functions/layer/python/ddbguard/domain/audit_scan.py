@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from ddbguard.domain import lock_audit
 from ddbguard.domain.lock_audit import AuditReport
@@ -34,8 +34,7 @@ class ContinuationEvent(TypedDict):
     startKey: WireKey | None
 
 
-@dataclass(frozen=True)
-class Continuation:
+class Continuation(NamedTuple):
     """Where one segment of a run goes on: what a resumed invocation receives."""
 
     segment: int

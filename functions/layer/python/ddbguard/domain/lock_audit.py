@@ -24,8 +24,8 @@ declares is not judged (it belongs to no rule this process knows).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TypedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple, TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -44,8 +44,7 @@ LOCK_HELD_BY_OTHER = "lock_held_by_other"
 MISSING_VALUE = "missing_value"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     problem: str
     lock: str | None  # the lock's partition key
     owner_id: str | None  # the owner item's id (an account's accountId)
@@ -355,5 +354,5 @@ def audit_page(page: list[Item], report: AuditReport, *, repair: bool, entities:
         if confirmed is None:
             continue
         if repair:
-            confirmed = replace(confirmed, repaired=_repair(confirmed))
+            confirmed = confirmed._replace(repaired=_repair(confirmed))
         report.findings.append(confirmed)

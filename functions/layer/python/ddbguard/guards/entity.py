@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from typing import NamedTuple
 
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.fields import Field, UniqueKind
@@ -28,8 +29,7 @@ GLOBAL_IDS = "global"  # `<prefix><id>`: one id names one item for everyone
 OWNER_SCOPED_IDS = "owner-scoped"  # `<prefix><owner tag>#<id>`: ids are per owner
 
 
-@dataclass(frozen=True)
-class Unique:
+class Unique(NamedTuple):
     """A unique field: its name in bodies and items, its kind, and the lock kind (`UNIQ#<lock>#<value>`)."""
 
     field: str

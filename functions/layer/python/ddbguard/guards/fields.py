@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ddbguard.errors import FieldError
 from ddbguard.limits import DISPLAY_NAME_MAX_CHARS, MAX_CENTS, MIN_CENTS, UNIQUE_VALUE_RAW_MAX_CHARS
@@ -19,8 +19,7 @@ STRING = "string"
 INTEGER = "integer"
 
 
-@dataclass(frozen=True)
-class UniqueKind:
+class UniqueKind(NamedTuple):
     """A kind of unique value: its one comparable form, and what makes that form unacceptable.
 
     `problem(field, normalised)` answers a FieldError naming `field`, or None when acceptable. A kind built by
@@ -61,8 +60,7 @@ def matching_kind(
     return UniqueKind(name, form, problem, characters, min_length, max_length, case_insensitive=True)
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One field of an entity's item, as clients send and see it.
 
     `required`: in the create body (a change may send any of them). Strings: `min_length`, `max_length`, always

@@ -18,7 +18,7 @@ is also in the sparse unsettled-balances index (`UNSETTLED_INDEX`), which is wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
@@ -80,8 +80,7 @@ class BalanceChange:
 Outcome = TypeVar("Outcome")
 
 
-@dataclass(frozen=True)
-class MovementResult(Generic[Outcome]):
+class MovementResult(NamedTuple, Generic[Outcome]):
     entries: list[Entry]
     replayed: bool
     result: Outcome

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Fixed namespace: the same request must map to the same token and ids forever.
 _NAMESPACE = uuid.UUID("6b1f7f0e-4b53-5d0c-9a57-3f5d5c1c9e4a")
 
 
-@dataclass(frozen=True)
-class RequestIdentity:
+class RequestIdentity(NamedTuple):
     """caller `sub` + route (`METHOD /path/{param}`) + Idempotency-Key, and the request's fingerprint.
 
     The fingerprint is a hash of what the request asks (path parameters and body); the same key

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from boto3.dynamodb.conditions import Attr
 
@@ -37,8 +37,7 @@ from ddbguard.store.shapes import Action, Item
 ENTRIES_PER_TRANSACTION = 99
 
 
-@dataclass(frozen=True)
-class Settled:
+class Settled(NamedTuple):
     """What one settlement of a balance did."""
 
     entries: int  # values moved onto their entries

@@ -14,7 +14,7 @@ Not account-specific: any declared entity (`ddbguard.guards.entity`) uses the sa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from boto3.dynamodb.conditions import Attr
 
@@ -28,8 +28,7 @@ from ddbguard.store.shapes import Action, Key
 RELEASES = "lock releases"  # the plan slot of the locks a change gives up
 
 
-@dataclass(frozen=True)
-class ProtectedValue:
+class ProtectedValue(NamedTuple):
     """A value that must be unique: the request field it came from, its lock kind, its normalised form."""
 
     field: str

@@ -12,23 +12,21 @@ which members failed answers positions within the group.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ddbguard.store import writes
 from ddbguard.store.shapes import Action, Item
 
 
-@dataclass(frozen=True)
-class _Slot:
+class _Slot(NamedTuple):
     name: str
     actions: tuple[Action, ...]
 
 
-@dataclass(frozen=True)
-class TransactionPlan:
+class TransactionPlan(NamedTuple):
     """The actions of one transaction, in named slots (immutable: every change returns a new plan)."""
 
-    slots: tuple[_Slot, ...] = field(default=())
+    slots: tuple[_Slot, ...] = ()
 
     def add(self, name: str, *actions: Action) -> TransactionPlan:
         """This plan with a slot `name` at the end (no actions: an empty slot, never failing)."""

@@ -8,8 +8,7 @@ be explained from the failed write itself, never from a second read. Transient f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from boto3.dynamodb.conditions import ConditionBase
 from botocore.exceptions import ClientError
@@ -25,8 +24,7 @@ from ddbguard.store.shapes import Action, Item, Key
 CONDITION_FAILED = "ConditionalCheckFailed"
 
 
-@dataclass(frozen=True)
-class Reason:
+class Reason(NamedTuple):
     """One action's outcome in a cancelled transaction."""
 
     code: str | None
