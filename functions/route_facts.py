@@ -9,8 +9,8 @@ in no Lambda function.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from ddbguard.guards.entity import Entity
 
@@ -24,8 +24,7 @@ TableAccess = Mapping[str, tuple[str, ...]]
 Problems = Mapping[int, tuple[str, ...]]  # status -> the route's own refusal codes (the edge's follow from its flags)
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     method: str
     path: str  # API Gateway resource path, with {placeholders}
     handler: str  # "<package>.<module>" under functions/
@@ -34,20 +33,20 @@ class Route:
     auth: bool = True  # Cognito authorizer in the cloud, bearer stand-in locally
     # What the operation does to the table. Idempotency has no access of its own: its record is the request
     # marker (`REQ#*`) the operation's own write puts, declared with the operation.
-    access: TableAccess = field(default_factory=dict, compare=False)
-    entity: Entity | None = field(default=None, compare=False)  # the one item the route acts on, if any
+    access: TableAccess = MappingProxyType({})
+    entity: Entity | None = None  # the one item the route acts on, if any
     status: int = 200  # the success status
     response: str | None = None  # its model in ddbguard_api.schemas (None: no body)
     location: str | None = None  # the created resource's path, with the response's fields as {placeholders}
     etag: bool | None = None  # the reply carries the version as ETag; None: when it is its versioned entity
-    not_found: Mapping[str, str] = field(default_factory=dict, compare=False)  # path parameter -> 404 code
-    problems: Problems = field(default_factory=dict, compare=False)
+    not_found: Mapping[str, str] = MappingProxyType({})  # path parameter -> 404 code
+    problems: Problems = MappingProxyType({})
     # The request's body and query models in ddbguard_api.models, by name (infra/ imports this table, not pydantic).
     body: str | None = None
     query: str | None = None
     # A generic route's domain rules: the module (by name, so infra/ imports no domain code) whose `update_rules` /
     # `delete_rules` add a condition and an explanation to the generic write (ddbguard_api.entity_endpoints).
-    rules: str | None = field(default=None, compare=False)
+    rules: str | None = None
 
     @property
     def operation(self) -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from ddbguard_api.proxy_events import ProxyEvent
@@ -13,8 +12,7 @@ if TYPE_CHECKING:
 ADMIN_GROUP = "admin"
 
 
-@dataclass(frozen=True)
-class Caller:
+class Caller(NamedTuple):
     sub: str
     groups: frozenset[str]
 

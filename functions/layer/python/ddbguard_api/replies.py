@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ddbguard_api.proxy_events import ProxyResponse
@@ -17,11 +18,10 @@ JSON = "application/json"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(NamedTuple):
     status: int
     body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = MappingProxyType({})
 
 
 def json_body(document: Any, *, sort_keys: bool = False) -> str:

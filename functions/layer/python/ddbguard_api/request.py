@@ -6,8 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
@@ -85,8 +84,7 @@ class RouteSpec(Protocol):
     def location_of(self, values: Mapping[str, Any]) -> str: ...
 
 
-@dataclass(frozen=True)
-class Request(Generic[Body, Query]):
+class Request(NamedTuple, Generic[Body, Query]):
     """A request the edge accepted: who, which route, its path, typed query and body, If-Match, identity."""
 
     route: RouteSpec

@@ -17,7 +17,6 @@ is also in the sparse unsettled-balances index (`UNSETTLED_INDEX`), which is wha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
@@ -56,8 +55,7 @@ from ddbguard.store.schema import (
 from ddbguard.store.shapes import Action, Item
 
 
-@dataclass(frozen=True)
-class BalanceChange:
+class BalanceChange(NamedTuple):
     """One side of a movement: how one ledger's balance changes and the entry that records it."""
 
     account_id: str
@@ -68,7 +66,7 @@ class BalanceChange:
     owner_sub: str | None = None  # the ledger must belong to this caller; None: any open ledger
     require_funds: bool = False  # availableCents >= amount_cents, checked in the write
     side_field: str | None = None  # the request field naming this side, for refusals
-    details: EntryDetails = field(default_factory=lambda: EntryDetails())
+    details: EntryDetails = EntryDetails()  # shared when not given: only ever read (`**details`)
 
     @property
     def available_delta(self) -> int:
