@@ -107,7 +107,7 @@ def main() -> None:
             sections.append(_races_section(race_rows))
         steps = [
             ("ratios", "handler / bare ratios", lambda: _ratio_section(api, ddb, raw, settler, settle_client, args)),
-            ("cold", "cold init", lambda: _cold_section(endpoint, args)),
+            ("cold", "cold init", lambda: _cold_section(endpoint, settler, args)),
             ("http", "HTTP throughput", lambda: _http_section(api, raw, endpoint, settler, args)),
             ("audit", "lock audit", lambda: _audit_section(api, raw, endpoint, settler, args)),
             ("settlement", "hot-ledger settlement", lambda: _settlement_section(api, raw, settler, args)),
@@ -319,11 +319,11 @@ def _ratio_notes(rows: list[ratios.RatioRow]) -> str:
 # --- section 3: cold init (bench/cold.py) -------------------------------------------------------
 
 
-def _cold_section(endpoint: str, args: argparse.Namespace) -> str:
+def _cold_section(endpoint: str, settler: StreamSettler, args: argparse.Namespace) -> str:
     from infra import settings
 
     operations = set(args.cold_handlers.split(",")) if args.cold_handlers else None
-    return cold.section(endpoint, TABLE, args.cold_runs, operations, settings.TRACING.default)
+    return cold.section(endpoint, TABLE, args.cold_runs, operations, settings.TRACING.default, settler.drain)
 
 
 # --- section 3: HTTP ---------------------------------------------------------------------------

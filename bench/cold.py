@@ -1,7 +1,9 @@
 """Section 3b: a cold start as a caller meets it, for every handler: the import, and init plus the first request.
 
-As deployed: each figure is a fresh `python3.13 -S -B` process (with `PYTHONDONTWRITEBYTECODE=1`: nothing is
-written, as on Lambda's read-only file system) whose path is only what Lambda's would hold, built as the stack
+As deployed: each figure is a fresh `python3.13 -S -B` process, on a 3.13 patch release with CPython's fix for
+frame-chunk thrashing (bench/runtime_python.py; Lambda's managed runtime takes patch releases with its automatic
+runtime updates, and this machine's 3.13.0 predates the fix), with `PYTHONDONTWRITEBYTECODE=1` (nothing is
+written, as on Lambda's read-only file system), whose path is only what Lambda's would hold, built as the stack
 builds it: the function code (the code asset as staged with its bytecode, infra/staged_assets.py; also the working
 directory), the shared layer as staged with its bytecode (infra/staged_assets.py) and the dependencies layer's
 host-platform twin with its bytecode (infra/dependency_layer.py); the environment the stack sets, tracing
@@ -29,12 +31,13 @@ import statistics
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.runtime_python import runtime_python
 from local.paths import ROOT
 
 # Runs in the fresh process. `spec` comes on stdin; the figures go to the real stdout as the last line.
@@ -50,7 +53,7 @@ if spec["module"] == "boto3":  # the bare handler: the same DynamoDB calls, noth
     import base64, pickle
     from botocore.config import Config
     from botocore.exceptions import ClientError
-    config = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=5)
+    config = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=2, read_timeout=60)
     replayed = pickle.loads(base64.b64decode(spec["calls"]))
     client = boto3.session.Session().client("dynamodb", config=config) if replayed else None
     for operation, params in replayed:
@@ -231,6 +234,9 @@ def lambda_environment(code: Path, endpoint: str, table: str, function: str, tra
         "POWERTOOLS_METRICS_NAMESPACE": "ddbguard",
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "DDBGUARD_TRACING": tracing,
+        # Against DynamoDB Local, as every local run (local/runtime_env.py): a pause of seconds is load, not a fault,
+        # and a 503 busy would end the section. The bare side's client waits as long (_CHILD).
+        "DDBGUARD_DYNAMODB_READ_TIMEOUT_S": "60",
     }
     if tracing == "otel":
         env["PYTHONPATH"] += os.pathsep + str(otel_site())
@@ -239,10 +245,8 @@ def lambda_environment(code: Path, endpoint: str, table: str, function: str, tra
 
 
 def run_once(spec: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
-    from infra import layer_bytecode
-
     done = subprocess.run(
-        [layer_bytecode.lambda_python(), "-S", "-B", "-c", _CHILD],
+        [runtime_python(), "-S", "-B", "-c", _CHILD],
         input=json.dumps(spec),
         capture_output=True,
         text=True,
@@ -284,10 +288,13 @@ def fresh_event(event: Any) -> Any:
     return event
 
 
-def measure(cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch: list[str]) -> list[ColdRow]:
+def measure(
+    cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch: list[str], settle: Callable[[], object]
+) -> list[ColdRow]:
     """One untimed round applies each event's effect and warms the file cache; then `rounds` rounds over all cases,
     each a handler process and a bare process, the bare one replaying the calls the latest handler process made.
-    The order inside a pair alternates by round."""
+    The order inside a pair alternates by round. `settle` runs after every round, between processes, as the
+    settlement function would: the money rows move the same demo ledger, whose unsettled values are bounded."""
     rows = [ColdRow(case, ColdFigures(case.name), ColdFigures(f"bare {case.name}")) for case in cases]
     with deployed_code() as code:
         envs = [lambda_environment(code, endpoint, table, case.function, case.tracing) for case in cases]
@@ -310,6 +317,7 @@ def measure(cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch
             return run_once({"module": "boto3", "calls": calls, "watch": watch}, bare_env)
 
         latest = {row.case.name: handler_run(row.case, env)["calls"] for row, env in zip(rows, envs, strict=True)}
+        settle()
         for round_index in range(rounds):
             for row, env in zip(rows, envs, strict=True):
                 if round_index % 2 == 0:
@@ -320,15 +328,14 @@ def measure(cases: list[ColdCase], endpoint: str, table: str, rounds: int, watch
                     handler = handler_run(row.case, env)
                 latest[row.case.name] = handler["calls"]
                 row.pair(handler, bare)
+            settle()
     return rows
 
 
 def top_imports(module: str, env: dict[str, str], count: int = 5) -> str:
     """The heaviest top-level packages a fresh `import module` pulls in (-X importtime, self time summed, ms)."""
-    from infra import layer_bytecode
-
     done = subprocess.run(
-        [layer_bytecode.lambda_python(), "-S", "-B", "-X", "importtime", "-c", f"import {module}"],
+        [runtime_python(), "-S", "-B", "-X", "importtime", "-c", f"import {module}"],
         capture_output=True,
         text=True,
         env=env,
@@ -421,13 +428,20 @@ def _calls_summary(row: ColdRow) -> str:
     return "/".join(map(str, counts)) + f" ({', '.join(sorted({str(o) for o in row.bare.outcomes[-1]})) or 'none'})"
 
 
-def section(endpoint: str, table: str, rounds: int, operations: set[str] | None, tracing_default: str) -> str:
+def section(
+    endpoint: str,
+    table: str,
+    rounds: int,
+    operations: set[str] | None,
+    tracing_default: str,
+    settle: Callable[[], object],
+) -> str:
     from local.seed import seed_demo_world
 
     seed_demo_world()  # the sample events act on the demo world
     cases = _cases(operations, tracing_default)
     tracing_cases = _tracing_cases(tracing_default)
-    rows = measure(cases + tracing_cases, endpoint, table, rounds, WATCHED)
+    rows = measure(cases + tracing_cases, endpoint, table, rounds, WATCHED, settle)
     handler_rows, tracing_rows = rows[: len(cases)], rows[len(cases) :]
     bare_imports = [ms for row in handler_rows for ms in row.bare.import_ms]
     bare_firsts = [ms for row in handler_rows if row.invoked for ms in row.bare.init_first_ms]

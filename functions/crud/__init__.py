@@ -16,13 +16,6 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-# Imported with the package, not inside the finder: every crud.* module needs them, and the same imports made
-# from a loader's exec_module measured 25-50 ms more CPU on a cold start (python -m bench --sections cold).
-# The finder reads `routes.ROUTES` when asked, so routes a test adds to the table are found.
-import routes
-from ddbguard_api.entity_endpoints import entity_endpoint
-from generic_routes import CRUD_VERBS
-
 
 class GenericOperationFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds `crud.<operation>` for every generic route of the route table, and builds it."""
@@ -32,6 +25,8 @@ class GenericOperationFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader)
     ) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith(f"{__name__}."):
             return None
+        import routes  # the route table, at import time (a test may have added routes beside the product's)
+
         if not any(route.handler == fullname for route in routes.ROUTES):
             return None
         return importlib.machinery.ModuleSpec(fullname, self)
@@ -40,6 +35,10 @@ class GenericOperationFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader)
         return None  # the default module
 
     def exec_module(self, module: ModuleType) -> None:
+        import routes
+        from ddbguard_api.entity_endpoints import entity_endpoint
+        from generic_routes import CRUD_VERBS
+
         route = routes.by_handler(module.__name__)
         kind = route.entity.kind if route.entity is not None else "item"
         module.__doc__ = f"{route.key}: the generic {CRUD_VERBS[route.method]} of the {kind}"
