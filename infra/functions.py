@@ -137,7 +137,7 @@ class Functions(Construct):
         # each Scan segment; the function itself invokes nothing.
 
         # The table's stream -> the settlement (functions/streams/settle_entries.py): exact availableCentsAfter onto
-        # each new entry, off the request's critical path. Partial batch responses: a failed record is retried alone.
+        # each new entry, off the request's critical path. Partial batch responses: retried from the failed record on.
         self.settlement_function = self._function(
             "SettleEntries",
             handler=constants.SETTLEMENT_HANDLER,
