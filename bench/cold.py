@@ -2,7 +2,7 @@
 
 As deployed: each figure is a fresh `python3.13 -S -B` process, on a 3.13 patch release with CPython's fix for
 frame-chunk thrashing (bench/runtime_python.py; Lambda's managed runtime takes patch releases with its automatic
-runtime updates, and this machine's 3.13.0 predates the fix), with `PYTHONDONTWRITEBYTECODE=1` (nothing is
+runtime updates, and the benchmark machine's 3.13.0 predates the fix), with `PYTHONDONTWRITEBYTECODE=1` (nothing is
 written, as on Lambda's read-only file system), whose path is only what Lambda's would hold, built as the stack
 builds it: the function code (the code asset as staged with its bytecode, infra/staged_assets.py; also the working
 directory), the shared layer as staged with its bytecode (infra/staged_assets.py) and the dependencies layer's

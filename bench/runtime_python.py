@@ -5,9 +5,9 @@ whatever python3.13 the machine has.
 Why not the machine's: CPython 3.13.0 to 3.13.12 allocate frames in 16 KiB chunks and free a chunk as soon as the
 frame that opened it returns, so calls made again and again at exactly that depth map and unmap a chunk each time
 (CPython issue gh-142183, fixed in 3.13.13 by keeping one chunk). An import chain puts boto3's import at whatever
-depth it happens to reach, so whether a handler pays is luck. On this machine's 3.13.0, importing the deposit handler
-made 1,691 mmap/munmap pairs of 16 KiB (strace), about 25 ms, a generic handler 5,993, and a top-level `import boto3`
-made none. Lambda's runtime would not pay it, so the benchmark should not.
+depth it happens to reach, so whether a handler pays is luck. On the benchmark machine's 3.13.0, importing the
+deposit handler made 1,691 mmap/munmap pairs of 16 KiB (strace), about 25 ms, a generic handler 5,993, and a
+top-level `import boto3` made none. Lambda's runtime would not pay it, so the benchmark should not.
 
 `DDBGUARD_BENCH_PYTHON` names an interpreter to use instead (any python3.13 at 3.13.13 or later). Otherwise the
 release below is built once into .local/ from Debian's copy of the release tarball, checksum pinned: a few minutes
