@@ -25,6 +25,7 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
+from functools import cache
 from pathlib import Path
 
 from local.paths import ROOT
@@ -37,6 +38,7 @@ OVERRIDE = "DDBGUARD_BENCH_PYTHON"
 FIRST_FIXED = (3, 13, 13)
 
 
+@cache  # asked for every process the section starts; built and checked once
 def runtime_python() -> str:
     """The interpreter's path, building it on first use."""
     chosen = os.environ.get(OVERRIDE)
