@@ -128,6 +128,7 @@ class ApiMachine(RuleBasedStateMachine):
         tag = uuid.uuid4().hex[:10]
         self.raw = local_client(self.endpoint, timeout=120)
         self.table = f"ddbguard-model-{tag}"
+        self.clock_offset = {"s": 0.0}  # how far the layer's clock runs ahead (a_day_passes)
         ensure_table(self.raw, self.table)
         self.restore = self._point_the_layer_at_this_table()
         self.settler = StreamSettler(self.endpoint, self.table, self.raw)
@@ -153,7 +154,6 @@ class ApiMachine(RuleBasedStateMachine):
         os.environ["TABLE_NAME"] = self.table
         for name, bound in zip(names, (BOUNDS.unsettled, BOUNDS.incoming), strict=True):
             setattr(limits, name, bound)  # read at call time (ddbguard.limits)
-        self.clock_offset = {"s": 0.0}
         real_clock = before[2]
         setattr(clock, "now_s", lambda: real_clock() + self.clock_offset["s"])  # noqa: B010
 
@@ -198,13 +198,10 @@ class ApiMachine(RuleBasedStateMachine):
         return real
 
     def key(self, choice: str) -> str | None:
+        """The Idempotency-Key a choice of KEYS names (a money route sent "none" answers 400)."""
         if choice == "last":
             return self.last_keyed.key if self.last_keyed is not None else None
         return {"fresh": f"k-{uuid.uuid4()}", "none": None}.get(choice, choice)
-
-    def money_key(self, choice: str) -> str | None:
-        """Money routes need a key: "none" sends none (400), the rest as `key`."""
-        return self.key(choice)
 
     def caller_of(self, owner: str | None, stranger: int, caller: str) -> str:
         """The owner, unless `stranger` is 0 (then `caller`, or the next caller when that is the owner)."""
@@ -410,7 +407,7 @@ class ApiMachine(RuleBasedStateMachine):
             return answer
 
         path = f"/accounts/{account_id}/ledger/{route}"
-        self.run(Step("POST", path, caller, expect, {"amountCents": amount}, self.money_key(key), warm=warm))
+        self.run(Step("POST", path, caller, expect, {"amountCents": amount}, self.key(key), warm=warm))
 
     @precondition(lambda self: self.hold_ids)
     @rule(
@@ -430,7 +427,7 @@ class ApiMachine(RuleBasedStateMachine):
             return self.model.settle_hold(caller, held.account_id, hold_id, outcome, key=step.key)
 
         path = f"/accounts/{held.account_id}/ledger/holds/{hold_id}/{verb}"
-        self.run(Step("POST", path, caller, expect, key=self.money_key(key)))
+        self.run(Step("POST", path, caller, expect, key=self.key(key)))
 
     @rule(
         sender=st.integers(0, 15),
@@ -451,7 +448,7 @@ class ApiMachine(RuleBasedStateMachine):
         def expect(step: Step, real: HttpAnswer) -> Answer:
             return self.model.transfer(caller, from_id, to_id, amount, key=step.key)
 
-        self.run(Step("POST", "/transfers", caller, expect, body, self.money_key(key), warm=warm))
+        self.run(Step("POST", "/transfers", caller, expect, body, self.key(key), warm=warm))
 
     @rule(victim=st.integers(0, 15), stranger=st.sampled_from(CALLERS), times=st.integers(1, 8))
     def a_stranger_sends_many_transfers(self, victim: int, stranger: str, times: int) -> None:
@@ -576,7 +573,7 @@ class ApiMachine(RuleBasedStateMachine):
             return self.model.pay_or_refund_order(caller, order_id, refund=refund, key=step.key)
 
         path = f"/orders/{order_id}/{'refund' if refund else 'pay'}"
-        self.run(Step("POST", path, caller, expect, key=self.money_key(key), warm=warm))
+        self.run(Step("POST", path, caller, expect, key=self.key(key), warm=warm))
 
     # --- retries, time, settlement, faults, the audit -----------------------------------------
 
