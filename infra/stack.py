@@ -10,10 +10,12 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants, environments, naming, settings
+from infra import constants, environments, naming, retention, settings
 from infra.api import Api
 from infra.audit import LockAuditRun
 from infra.auth import Auth
+from infra.backup import table_backups
+from infra.edge import protect
 from infra.functions import Functions
 from infra.monitoring import Monitoring
 from infra.route_stacks import RouteStack, route_groups
@@ -33,6 +35,7 @@ class DdbguardStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, *, routes: Sequence[Route] = ROUTES, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, description="ddbguard: data-integrity patterns on DynamoDB", **kwargs)
         self.storage = Storage(self, "Storage")
+        self.backups = table_backups(self, self.storage.table, self.storage.key)
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
         self.settlement = Settlement(self, "Settlement", functions=self.functions)
@@ -40,11 +43,13 @@ class DdbguardStack(Stack):
         segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
         self.audit = LockAuditRun(self, "LockAudit", worker=self.functions.audit_function, segments=segments)
         self.api = Api(self, "Api", routes=routes, user_pool=self.auth.user_pool)
+        self.edge = protect(self, self.api.rest_api.deployment_stage, retention.access_logs(self))
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
             functions=[self.functions.settlement_function, self.settlement.sweeper],
+            scheduled_functions=[self.settlement.sweeper],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
             access_logs=self.api.access_logs,
@@ -52,6 +57,7 @@ class DdbguardStack(Stack):
         )
         self.settlement.monitor(self.monitoring)
         self.audit.monitor(self.monitoring)
+        self.page_test_alarm = self.monitoring.add_page_test()
         self.route_stacks = [
             RouteStack(self, group, functions=self.functions, api=self.api, monitoring=self.monitoring)
             for group in route_groups(routes)
@@ -72,6 +78,14 @@ class DdbguardStack(Stack):
             )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
         CfnOutput(self, "AuditStateMachineArn", value=self.audit.state_machine.state_machine_arn)
+        # A run started by hand (docs/operations.md) takes the scheduled run's input.
+        CfnOutput(self, "AuditRunInput", value=json.dumps(self.audit.run_input(), separators=(",", ":")))
+        CfnOutput(
+            self,
+            "PageTestAlarmName",
+            value=self.page_test_alarm.alarm_name,
+            description="The Critical alarm make page-test sets to ALARM",
+        )
         CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
         # The runbook (docs/operations.md) finds the functions it invokes here, by name.
         CfnOutput(self, "SettlementFunctionName", value=self.functions.settlement_function.function_name)
@@ -110,6 +124,9 @@ def build_app(
         constants.STACK_ID,
         routes=routes,
         stack_name=naming.stack_name(environment),
+        # A named environment is pinned to its account and region (config/<env>.json); the in-process test app
+        # names none and stays environment-agnostic.
+        env=environments.deployment_target(app.node, environment) if environment else None,
         # It holds the table and the user pool: deleting the stack takes a deliberate step first (make destroy).
         termination_protection=True,
     )
