@@ -9,7 +9,7 @@ from __future__ import annotations
 from ddbguard.store.schema import UNSETTLED_INDEX
 from route_facts import TableAccess
 from routes import ENTITIES
-from table_patterns import ACCOUNTS, INDEX_PREFIX, REQUEST_MARKERS
+from table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS
 
 _AUDITED = tuple(entity for entity in ENTITIES if entity.unique)
 _AUDITED_ITEMS = tuple(entity.partition_pattern for entity in _AUDITED)
@@ -20,11 +20,12 @@ _AUDITED_LOCKS = tuple(pattern for entity in _AUDITED for pattern in entity.lock
 # unconditioned.
 AUDIT_TABLE_ACCESS: TableAccess = {
     "Scan": (),
-    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat.
+    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat. Its own checkpoints are
+    # kept and read back by key too (the state machine carries their tokens, never a lock's key).
     "BatchGetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
-    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
+    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
     "ConditionCheckItem": _AUDITED_ITEMS,
-    "PutItem": _AUDITED_LOCKS,
+    "PutItem": (*_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
     "DeleteItem": _AUDITED_LOCKS,
 }
 
