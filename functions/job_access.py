@@ -6,6 +6,7 @@ a route its `access`, and tests/test_table_access.py checks the grants against t
 
 from __future__ import annotations
 
+from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.store.schema import UNSETTLED_INDEX
 from route_facts import TableAccess
 from routes import ENTITIES
@@ -42,3 +43,14 @@ SETTLEMENT_TABLE_ACCESS: TableAccess = {
 # partition).
 UNSETTLED_BALANCES = f"{INDEX_PREFIX}{UNSETTLED_INDEX}"
 SWEEPER_TABLE_ACCESS: TableAccess = {"Query": (UNSETTLED_BALANCES,), **SETTLEMENT_TABLE_ACCESS}
+
+# The on-call remedy for an unrepaired lock (scripts/lock_remedy.py, `make lock-remedy`; a role of the stack, not a
+# function): an account's unique value changed on its owner's behalf, by the update PATCH /accounts/{id} makes
+# (read the account, update it at its version, put the new lock, release the old one while still its own).
+_ACCOUNT_LOCKS = tuple(ACCOUNT.lock_patterns)
+LOCK_REMEDY_TABLE_ACCESS: TableAccess = {
+    "GetItem": (ACCOUNTS,),
+    "UpdateItem": (ACCOUNTS,),
+    "PutItem": _ACCOUNT_LOCKS,
+    "DeleteItem": _ACCOUNT_LOCKS,
+}

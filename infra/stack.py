@@ -18,6 +18,7 @@ from infra.backup import table_backups
 from infra.edge import protect
 from infra.functions import Functions
 from infra.monitoring import Monitoring
+from infra.operators import OperatorRoles
 from infra.route_stacks import RouteStack, route_groups
 from infra.settlement import Settlement
 from infra.table import Storage
@@ -36,6 +37,7 @@ class DdbguardStack(Stack):
         super().__init__(scope, construct_id, description="ddbguard: data-integrity patterns on DynamoDB", **kwargs)
         self.storage = Storage(self, "Storage")
         self.backups = table_backups(self, self.storage.table, self.storage.key)
+        self.operators = OperatorRoles(self, "Operators", table=self.storage.table)
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
         self.settlement = Settlement(self, "Settlement", functions=self.functions)
@@ -80,6 +82,12 @@ class DdbguardStack(Stack):
         CfnOutput(self, "AuditStateMachineArn", value=self.audit.state_machine.state_machine_arn)
         # A run started by hand (docs/operations.md) takes the scheduled run's input.
         CfnOutput(self, "AuditRunInput", value=json.dumps(self.audit.run_input(), separators=(",", ":")))
+        CfnOutput(
+            self,
+            "LockRemedyRoleArn",
+            value=self.operators.lock_remedy.role_arn,
+            description="The role make lock-remedy assumes (docs/operations.md)",
+        )
         CfnOutput(
             self,
             "PageTestAlarmName",

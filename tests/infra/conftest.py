@@ -156,6 +156,21 @@ def custom_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     return synthesize(tmp_path_factory.mktemp("cdk.out-custom"), CUSTOM_CONTEXT)
 
 
+# Production as `make synth ENV=prod` builds it from config/prod.json, given what that file must still be told (the
+# pager, the mail sender): one synthesis shared by every test that looks at prod.
+ONCALL_TOPIC = "arn:aws:sns:eu-west-1:444455556666:ddbguard-oncall"
+PROD_CONTEXT: dict[str, Any] = {
+    "environment": "prod",
+    "alarmTopicArn": ONCALL_TOPIC,
+    "sesFromEmail": "no-reply@example.com",
+}
+
+
+@pytest.fixture(scope="session")
+def prod_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out-prod"), PROD_CONTEXT)
+
+
 @pytest.fixture(scope="session")
 def template(synth: Synth) -> Template:
     return synth.template

@@ -19,9 +19,8 @@ from infra import naming
 from infra.monitoring import CRITICAL
 from infra.stack import EnvironmentRequired, build_app
 
-from .conftest import REPO_ROOT, Synth, synthesize
+from .conftest import ONCALL_TOPIC, REPO_ROOT, Synth, synthesize
 
-ONCALL_TOPIC = "arn:aws:sns:eu-west-1:111122223333:ddbguard-oncall"
 # Properties that name a resource in the account and region (CloudFormation would refuse, or two stacks would
 # share the thing, if two environments used the same value).
 ACCOUNT_UNIQUE_NAMES = {
@@ -44,11 +43,6 @@ ACCOUNT_UNIQUE_NAMES = {
 @pytest.fixture(scope="session")
 def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     return synthesize(tmp_path_factory.mktemp("cdk.out-dev"), {"environment": "dev"})
-
-
-@pytest.fixture(scope="session")
-def prod_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    return synthesize(tmp_path_factory.mktemp("cdk.out-prod"), {"environment": "prod", "alarmTopicArn": ONCALL_TOPIC})
 
 
 def _physical_names(synth: Synth) -> set[str]:
