@@ -172,5 +172,10 @@ def prod_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
 
 
 @pytest.fixture(scope="session")
+def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out-dev"), {"environment": "dev"})
+
+
+@pytest.fixture(scope="session")
 def template(synth: Synth) -> Template:
     return synth.template

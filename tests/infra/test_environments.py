@@ -40,11 +40,6 @@ ACCOUNT_UNIQUE_NAMES = {
 }
 
 
-@pytest.fixture(scope="session")
-def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    return synthesize(tmp_path_factory.mktemp("cdk.out-dev"), {"environment": "dev"})
-
-
 def _physical_names(synth: Synth) -> set[str]:
     """Every account-unique name the template sets (a plain string, or a Join's literal parts), the namespaces of
     its metrics and metric filters, and the stack's own name."""
