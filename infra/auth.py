@@ -8,8 +8,6 @@ from constructs import Construct
 
 from infra import constants, naming, settings
 
-# Environments whose users are the team's own test users: Cognito's default sender and optional MFA are allowed there.
-SANDBOX_ENVIRONMENTS = ("dev",)
 THREAT_PROTECTION = {
     "enforced": cognito.StandardThreatProtectionMode.FULL_FUNCTION,
     "audit": cognito.StandardThreatProtectionMode.AUDIT_ONLY,
@@ -19,14 +17,8 @@ THREAT_PROTECTION = {
 def _email(scope: Construct) -> cognito.UserPoolEmail | None:
     """SES when `sesFromEmail` names a verified identity; otherwise Cognito's default sender (a few mails a day, from
     a no-reply address of Amazon's), which only a sandbox environment may keep."""
+    # A named environment other than the sandbox has one (infra/readiness.py refuses it otherwise).
     sender = settings.text(scope, settings.SES_FROM_EMAIL)
-    environment = naming.environment(scope)
-    if not sender and environment and environment not in SANDBOX_ENVIRONMENTS:
-        raise ValueError(
-            f"Environment {environment!r} would send its users' mail (invitations, password resets) from Cognito's "
-            f"default sender, limited to a few mails a day: set {settings.SES_FROM_EMAIL.name} to an SES identity "
-            f"verified in the stack's region in config/{environment}.json."
-        )
     if not sender:
         return None
     if "@" not in sender:
@@ -55,12 +47,7 @@ class Auth(Construct):
         disable_oauth, oauth = _oauth(self)
         protection = settings.choice(self, settings.COGNITO_THREAT_PROTECTION, ("enforced", "audit", "off"))
         self.mfa = settings.choice(self, settings.COGNITO_MFA, ("required", "optional"))
-        environment = naming.environment(self)
-        if self.mfa != "required" and environment and environment not in SANDBOX_ENVIRONMENTS:
-            raise ValueError(
-                f"context {settings.COGNITO_MFA.name}=optional: only {', '.join(SANDBOX_ENVIRONMENTS)} may leave MFA "
-                f"to its users; {environment!r} holds real accounts, admins among them."
-            )
+        environment = naming.environment(self)  # optional MFA only in the sandbox (infra/readiness.py)
         self.user_pool = cognito.UserPool(
             self,
             "UserPool",

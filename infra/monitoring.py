@@ -39,8 +39,6 @@ from routes import Route
 CRITICAL = "Critical"
 WARNING = "Warning"
 FULL, LEAN = "full", "lean"
-# Environments nobody is paged for (the team's own sandbox); every other named environment needs a pager.
-SANDBOX_ENVIRONMENTS = ("dev",)
 # The alarm `make page-test` sets to ALARM (scripts/page_test.py): it watches a metric nothing emits, so it is OK
 # until then and returns to OK at its next evaluation, sending the OK notification that closes the page.
 PAGE_TEST_GROUP = "Pager"
@@ -132,7 +130,6 @@ class Monitoring(Construct):
                 f"{settings.ALARM_EVALUATION_PERIODS.name}={evaluation_periods}"
             )
 
-        self._refuse_deaf_paging()
         key = self._topic_key()
         self.topic = self._alarm_topic("AlarmTopic", "ddbguard alarms (Critical: pages)", key)
         self.warning_topic = self._alarm_topic("WarningTopic", "ddbguard warnings (worth a look, never pages)", key)
@@ -562,26 +559,6 @@ class Monitoring(Construct):
         warning = mc.SnsAlarmActionStrategy(on_alarm_topic=self.warning_topic, on_ok_topic=self.warning_topic)
         # jsii.implements makes BySeverity an IAlarmActionStrategy at run time; mypy cannot see it.
         return cast(mc.IAlarmActionStrategy, BySeverity({CRITICAL: critical, WARNING: warning}))
-
-    def _refuse_deaf_paging(self) -> None:
-        """Every named environment but a sandbox pages someone, in every profile, or does not synthesize: Critical
-        alarms on a topic nobody subscribes to would page no one. A pager is an on-call topic or an https endpoint;
-        an email address alone is an inbox nobody watches at night. (The in-process test app names no environment.)"""
-        environment = naming.environment(self)
-        if environment is None or environment in SANDBOX_ENVIRONMENTS:
-            return
-        pagers = (settings.ALARM_TOPIC_ARN, settings.ALARM_WEBHOOK_URL)
-        if any(settings.text(self, key) for key in pagers):
-            return
-        emails_only = " (alarmEmails alone is not a pager)" if settings.text(self, settings.ALARM_EMAILS) else ""
-        raise ValueError(
-            f"Environment {environment!r} pages no one: no one receives its Critical alarms{emails_only}, whatever "
-            f"its {settings.MONITORING_PROFILE.name}. Set {settings.ALARM_TOPIC_ARN.name} (the ARN of the on-call "
-            f"SNS topic) or {settings.ALARM_WEBHOOK_URL.name} (an https endpoint of the pager) in "
-            f"config/{environment}.json and commit it (an ARN is not a secret), or pass it for one run with "
-            f"CONTEXT='-c {settings.ALARM_TOPIC_ARN.name}=arn:<partition>:sns:<region>:<account>:<topic>'; "
-            f"{settings.ALARM_EMAILS.name} may be added beside it for Warnings."
-        )
 
     def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
         """Emails get both topics (an inbox, not a pager); the webhook, a pager, gets Critical only."""

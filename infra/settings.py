@@ -57,7 +57,10 @@ FUNCTION_CONCURRENCY = ContextKey(
     "A datapoint breaches above this many concurrent executions of one route function (below its throttle's ceiling).",
 )
 TABLE_THROTTLES = ContextKey(
-    "tableThrottleCount", 0, "A datapoint breaches above this many throttled read (or write) events."
+    "tableThrottleCount",
+    0,
+    "A datapoint breaches above this many throttled read (or write) events (a Warning: retries absorb them, and the "
+    "busy rate pages when clients feel it).",
 )
 TABLE_SYSTEM_ERRORS = ContextKey(
     "tableSystemErrorCount", 0, "A datapoint breaches above this many DynamoDB system errors."

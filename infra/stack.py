@@ -10,7 +10,7 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants, environments, naming, retention, settings
+from infra import constants, environments, naming, readiness, retention, settings
 from infra.api import Api
 from infra.audit import LockAuditRun
 from infra.auth import Auth
@@ -125,6 +125,8 @@ def build_app(
             f"No environment named: run `make synth ENV=<name>` (or `cdk synth -c {naming.ENVIRONMENT_KEY}=<name>`); "
             f"config/ has {known}."
         )
+    # Everything a real environment must be told (pager, mail sender, MFA), said at once, before anything is built.
+    readiness.check(app.node, environment)
     # cdk-nag 3 is a policy-validation plugin; the v2 `Aspects.of(app).add(...)` form no longer works.
     Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     stack = DdbguardStack(

@@ -10,9 +10,8 @@ from typing import Any
 
 from infra import cost_model
 from routes import ROUTES
-from tests.infra.template_counts import counts
-
 from tests.infra.conftest import PROD_CONTEXT  # what `make synth ENV=prod` must still be told (pager, sender)
+from tests.infra.template_counts import counts
 
 
 def facts(stack: Any, template: dict[str, Any]) -> cost_model.TemplateFacts:

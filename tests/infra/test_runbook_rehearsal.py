@@ -407,7 +407,7 @@ def test_every_section_of_the_runbook_is_rehearsed() -> None:
 
 
 def test_every_critical_alarm_of_prod_names_its_function_or_resource(prod_synth: Synth) -> None:
-    """The first command of every Critical alarm's section names what to look at: the setup's `alarm_dimension`
+    """The first command of every Critical alarm's section names what to look at: the setup's alarm-dimension
     query, applied (with the AWS CLI's JMESPath) to each alarm as describe-alarms returns it, finds the function, or
     the route's method and resource, or the alarm's section names its resource from the stack's outputs."""
     import jmespath

@@ -22,6 +22,7 @@ from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store.client import client, table_name
 from ddbguard.store.expressions import condition_params
+from ddbguard.store.schema import KIND as SCHEMA_KIND
 from ddbguard.store.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 from ddbguard.store.segment_scan import WireKey
 from ddbguard.store.transient import busy_when_transient
@@ -50,7 +51,7 @@ def save(start_key: WireKey, *, now_s: float | None = None) -> str:
     item = {
         PARTITION_KEY: {"S": checkpoint_partition(token)},
         SORT_KEY: {"S": CHECKPOINT_SORT},
-        "kind": {"S": KIND},
+        SCHEMA_KIND: {"S": KIND},
         START_KEY: {"M": start_key},
         TTL_ATTRIBUTE: {"N": str(expires)},
     }
