@@ -279,39 +279,40 @@ def _span(low: float, high: float) -> str:
 
 def render_idle(prod: TemplateFacts, dev: TemplateFacts) -> str:
     rows = [("prod (config/prod.json: full monitoring, WAF, customer-managed key)", prod), ("dev (lean)", dev)]
-    costs = [(label, idle_month(facts)) for label, facts in rows]
-    lines = [
-        "| item | price | " + " | ".join(label for label, _ in costs) + " |",
-        "| --- | --- | " + " | ".join("---:" for _ in costs) + " |",
-        "| CloudWatch alarms | $0.10 per alarm metric (a metric-math alarm pays for each metric it reads); "
-        + " / ".join(f"{facts.alarm_metrics}" for _, facts in rows)
-        + " alarm metrics | "
-        + " | ".join(_usd(c["alarms"][0]) for _, c in costs)
-        + " |",
-        "| CloudWatch dashboards | $3.00 each beyond the account's 3 free; "
-        + " / ".join(f"{facts.dashboards}" for _, facts in rows)
-        + " | "
-        + " | ".join(_span(*c["dashboards"]) for _, c in costs)
-        + " |",
-        "| KMS keys | $1.00 per key-month (alarm topics; the table's, where configured); "
-        + " / ".join(f"{facts.kms_keys}" for _, facts in rows)
-        + " | "
-        + " | ".join(_usd(c["kms"][0]) for _, c in costs)
-        + " |",
-        "| WAF | $5.00 per web ACL and $1.00 per rule; "
-        + " / ".join(f"{facts.web_acls} ACL, {facts.waf_rules} rules" for _, facts in rows)
-        + " | "
-        + " | ".join(_usd(c["waf"][0]) for _, c in costs)
-        + " |",
-        "| custom metrics | $0.30 per metric-month by the hour: the sweeper's age all month, the audit's two an hour "
-        "a day | " + " | ".join(_usd(c["custom metrics"][0]) for _, c in costs) + " |",
-        "| DynamoDB, Lambda, API Gateway, Cognito, Backup, logs, X-Ray | per use; idle, about nothing | "
-        + " | ".join("~$0" for _ in costs)
-        + " |",
-    ]
-    totals = [(sum(v[0] for v in c.values()), sum(v[1] for v in c.values())) for _, c in costs]
-    lines.append("| **total** | | " + " | ".join(f"**{_span(*total)}**" for total in totals) + " |")
-    return "\n".join(lines)
+    costs = [idle_month(facts) for _, facts in rows]
+
+    def row(item: str, price: str, counted: str, cost: str, unit: str = "") -> str:
+        counts = " / ".join(counted.format(f=facts) for _, facts in rows) + unit
+        return f"| {item} | {price}; {counts} | " + " | ".join(_span(*c[cost]) for c in costs) + " |"
+
+    totals = [(sum(v[0] for v in c.values()), sum(v[1] for v in c.values())) for c in costs]
+    return "\n".join(
+        [
+            "| item | price | " + " | ".join(label for label, _ in rows) + " |",
+            "| --- | --- | " + " | ".join("---:" for _ in rows) + " |",
+            row(
+                "CloudWatch alarms",
+                "$0.10 per alarm metric (a metric-math alarm pays for each metric it reads)",
+                "{f.alarm_metrics}",
+                "alarms",
+                " alarm metrics",
+            ),
+            row("CloudWatch dashboards", "$3.00 each beyond the account's 3 free", "{f.dashboards}", "dashboards"),
+            row(
+                "KMS keys",
+                "$1.00 per key-month (alarm topics; the table's, where configured)",
+                "{f.kms_keys}",
+                "kms",
+            ),
+            row("WAF", "$5.00 per web ACL and $1.00 per rule", "{f.web_acls} ACL, {f.waf_rules} rules", "waf"),
+            "| custom metrics | $0.30 per metric-month by the hour: the sweeper's age all month, the audit's two an "
+            "hour a day | " + " | ".join(_usd(c["custom metrics"][0]) for c in costs) + " |",
+            "| DynamoDB, Lambda, API Gateway, Cognito, Backup, logs, X-Ray | per use; idle, about nothing | "
+            + " | ".join("~$0" for _ in costs)
+            + " |",
+            "| **total** | | " + " | ".join(f"**{_span(*total)}**" for total in totals) + " |",
+        ]
+    )
 
 
 def render_traffic(prod: TemplateFacts, shapes: BenchShapes, assumptions: Assumptions = ASSUMPTIONS) -> str:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Before `make deploy` synthesizes anything: are the region and the credentials the ones `config/<env>.json` names
 (the stack is synthesized for that account and region: other credentials are refused here, before CloudFormation
-runs), is the account CDK-bootstrapped recently enough, and does its Lambda concurrency quota leave room for what `config/<env>.json` reserves?
+runs), is the account CDK-bootstrapped recently enough, and does its Lambda concurrency quota leave room for what
+`config/<env>.json` reserves?
 
 python scripts/check_account.py ENV [-c key=value ...]   (the same `-c` pairs `make deploy CONTEXT=...` passes)
 python scripts/check_account.py ENV --first-deploy-context   prints `-c deletionProtection=false` for a new stack

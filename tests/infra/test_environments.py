@@ -132,10 +132,11 @@ def test_every_environment_but_the_sandbox_needs_a_pager_and_mfa(tmp_path, monke
     assert readiness.SANDBOX_ENVIRONMENTS == ("dev",)
 
 
-def test_make_synth_refuses_lean_prod_without_a_pager() -> None:
+def _make(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """`make` as a person runs it: no ENV or make variables inherited from this run."""
     environment = {key: value for key, value in os.environ.items() if key not in {"ENV", "MAKEFLAGS", "MAKELEVEL"}}
-    result = subprocess.run(
-        ["make", "--no-print-directory", "synth", "ENV=prod", "CONTEXT=-c monitoringProfile=lean"],
+    return subprocess.run(
+        ["make", "--no-print-directory", *arguments],
         cwd=REPO_ROOT,
         env=environment,
         capture_output=True,
@@ -143,6 +144,10 @@ def test_make_synth_refuses_lean_prod_without_a_pager() -> None:
         timeout=600,
         check=False,
     )
+
+
+def test_make_synth_refuses_lean_prod_without_a_pager() -> None:
+    result = _make("synth", "ENV=prod", "CONTEXT=-c monitoringProfile=lean")
     assert result.returncode != 0
     assert "no one receives its Critical alarms" in result.stderr + result.stdout
 
@@ -179,16 +184,7 @@ def test_the_stack_name_carries_the_environment() -> None:
 
 @pytest.mark.parametrize("target", ["synth", "diff", "deploy", "destroy"])
 def test_make_refuses_without_env_and_says_how_to_name_one(target: str) -> None:
-    environment = {key: value for key, value in os.environ.items() if key not in {"ENV", "MAKEFLAGS", "MAKELEVEL"}}
-    result = subprocess.run(
-        ["make", "--no-print-directory", target],
-        cwd=REPO_ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = _make(target)
     assert result.returncode != 0
     assert f"make {target} ENV=dev" in result.stderr
     assert "prod" in result.stderr  # lists the committed configurations

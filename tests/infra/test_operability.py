@@ -72,7 +72,8 @@ def test_every_retained_resource_is_retained_except_on_create(synth: Synth) -> N
     }
     assert len(retained_logs) == 2 and any("aws-waf-logs-" in str(name) for name in retained_logs)
     for value in synth.resources.values():
-        if value["Type"] in retained - {"AWS::Backup::BackupVault"} and "DeletionPolicy" in value:
+        kept = value.get("DeletionPolicy", "Delete") != "Delete"
+        if value["Type"] in retained - {"AWS::Backup::BackupVault"} and kept:
             assert value["DeletionPolicy"] == "RetainExceptOnCreate", value["Type"]
 
 

@@ -22,14 +22,13 @@ from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store.client import client, table_name
 from ddbguard.store.expressions import condition_params
-from ddbguard.store.schema import KIND as SCHEMA_KIND
-from ddbguard.store.schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from ddbguard.store.schema import KIND, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 from ddbguard.store.segment_scan import WireKey
 from ddbguard.store.transient import busy_when_transient
 
 CHECKPOINT_PREFIX = "AUDIT#"
 CHECKPOINT_SORT = "CHECKPOINT"
-KIND = "auditCheckpoint"
+CHECKPOINT_KIND = "auditCheckpoint"
 START_KEY = "startKey"
 # A run ends within a day (its state machine's timeout); a week leaves room to look at a failed one.
 KEPT_S = 7 * 86_400
@@ -51,7 +50,7 @@ def save(start_key: WireKey, *, now_s: float | None = None) -> str:
     item = {
         PARTITION_KEY: {"S": checkpoint_partition(token)},
         SORT_KEY: {"S": CHECKPOINT_SORT},
-        SCHEMA_KIND: {"S": KIND},
+        KIND: {"S": CHECKPOINT_KIND},
         START_KEY: {"M": start_key},
         TTL_ATTRIBUTE: {"N": str(expires)},
     }
