@@ -28,7 +28,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy page-test lock-remedy smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
 
 help:
 	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
@@ -45,6 +45,8 @@ help:
 	@echo "make deploy ENV=<env> [CONTEXT='-c k=v']  account checks, then cdk deploy with config/<env>.json (keys: docs/infra.md)"
 	@echo "make destroy ENV=<env>        list what stays (retained), then cdk destroy (after lifting termination protection)"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
+	@echo "make page-test ENV=<env>      send a test page through the Critical alarms' path (needs credentials)"
+	@echo "make lock-remedy ENV=<env> ACCOUNT=.. FIELD=.. VALUE=..   on-call remedy for an unrepaired lock (docs/operations.md)"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
 	@echo "make browse                   web table browser on the running table (BROWSE_PORT, default 8001)"
 	@echo "make token SUB=alice [GROUPS=admin]   print a local bearer token"
@@ -52,7 +54,7 @@ help:
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
-	@echo "make regenerate               every generated file at once: the precompiled request schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom"
+	@echo "make regenerate               every generated file at once: the precompiled request schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
@@ -194,6 +196,15 @@ destroy: require-env synth
 	@echo "  aws cloudformation update-termination-protection --no-enable-termination-protection --stack-name ddbguard-$(ENV)"
 	$(CDK) destroy $(STACK) --no-notices --app cdk.out
 
+# A test page through the Critical path (the stack's page-test alarm set to ALARM): who is on call must be paged.
+page-test: require-env install
+	@$(PY) scripts/page_test.py $(ENV)
+
+# On-call remedy for an unrepaired lock (docs/operations.md): give ACCOUNT its new value, on its owner's behalf.
+lock-remedy: require-env install
+	@test -n "$(ACCOUNT)" && test -n "$(FIELD)" && test -n "$(VALUE)" || { echo "usage: make lock-remedy ENV=<env> ACCOUNT=<accountId> FIELD=email|username VALUE=<new value>" >&2; exit 2; }
+	@$(PY) scripts/lock_remedy.py $(ENV) --account "$(ACCOUNT)" --field "$(FIELD)" --value "$(VALUE)"
+
 smoke:
 	@test -n "$(URL)" && test -n "$(TOKEN)" || { echo "usage: make smoke URL=<stage url> TOKEN=<Cognito ID token>" >&2; exit 2; }
 	python3 scripts/smoke.py --base-url "$(URL)" --token "$(TOKEN)"
@@ -217,7 +228,8 @@ confusables: venv
 	$(PY) scripts/compact_confusables.py "$(SOURCE)"
 # Every file generated from the code, in one go (a new route or resource needs only this): the precompiled request
 # schemas (ddbguard_api/compiled_schemas.py), the sample events and
-# the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md's counts and its headroom table.
+# the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md's counts and its headroom table,
+# the cost and capacity figures of docs/infra.md and docs/capacity.md (infra/cost_model.py).
 regenerate: install
 	$(PY) -m ddbguard_api.models && $(PY) -m ruff format -q functions/layer/python/ddbguard_api/compiled_schemas.py
 	$(PY) -m local.events
@@ -226,6 +238,7 @@ regenerate: install
 	$(PY) -m tests.infra.security_shape --write
 	$(PY) -m tests.infra.template_counts --write
 	$(PY) -m tests.infra.headroom --write
+	$(PY) -m tests.infra.cost_figures --write
 
 # Schemathesis with many more examples per route than make test runs (the CLI run: every check, every phase).
 fuzz: install

@@ -6,10 +6,11 @@ a route its `access`, and tests/test_table_access.py checks the grants against t
 
 from __future__ import annotations
 
+from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.store.schema import UNSETTLED_INDEX
 from route_facts import TableAccess
 from routes import ENTITIES
-from table_patterns import ACCOUNTS, INDEX_PREFIX, REQUEST_MARKERS
+from table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS
 
 _AUDITED = tuple(entity for entity in ENTITIES if entity.unique)
 _AUDITED_ITEMS = tuple(entity.partition_pattern for entity in _AUDITED)
@@ -20,11 +21,12 @@ _AUDITED_LOCKS = tuple(pattern for entity in _AUDITED for pattern in entity.lock
 # unconditioned.
 AUDIT_TABLE_ACCESS: TableAccess = {
     "Scan": (),
-    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat.
+    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat. Its own checkpoints are
+    # kept and read back by key too (the state machine carries their tokens, never a lock's key).
     "BatchGetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
-    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
+    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
     "ConditionCheckItem": _AUDITED_ITEMS,
-    "PutItem": _AUDITED_LOCKS,
+    "PutItem": (*_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
     "DeleteItem": _AUDITED_LOCKS,
 }
 
@@ -41,3 +43,14 @@ SETTLEMENT_TABLE_ACCESS: TableAccess = {
 # partition).
 UNSETTLED_BALANCES = f"{INDEX_PREFIX}{UNSETTLED_INDEX}"
 SWEEPER_TABLE_ACCESS: TableAccess = {"Query": (UNSETTLED_BALANCES,), **SETTLEMENT_TABLE_ACCESS}
+
+# The on-call remedy for an unrepaired lock (scripts/lock_remedy.py, `make lock-remedy`; a role of the stack, not a
+# function): an account's unique value changed on its owner's behalf, by the update PATCH /accounts/{id} makes
+# (read the account, update it at its version, put the new lock, release the old one while still its own).
+_ACCOUNT_LOCKS = tuple(ACCOUNT.lock_patterns)
+LOCK_REMEDY_TABLE_ACCESS: TableAccess = {
+    "GetItem": (ACCOUNTS,),
+    "UpdateItem": (ACCOUNTS,),
+    "PutItem": _ACCOUNT_LOCKS,
+    "DeleteItem": _ACCOUNT_LOCKS,
+}

@@ -15,4 +15,5 @@ USERNAME_LOCKS = ACCOUNT.lock_pattern("username")
 ORDERS = ORDER.partition_pattern
 REQUEST_MARKERS = "REQ#*"
 OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
+AUDIT_CHECKPOINTS = "AUDIT#*"  # the lock audit's checkpoints (ddbguard/store/audit_checkpoints.py)
 INDEX_PREFIX = "index/"  # not a partition: a secondary index of the table, by name

@@ -1,6 +1,7 @@
 """The nightly lock audit as a Step Functions run: a Distributed Map over Scan segments, each a loop of steps.
 
-- EventBridge starts the state machine once a day with the run's segments as input.
+- EventBridge Scheduler starts the state machine once a day, in working hours of the configured time zone, with
+  the run's segments as input.
 - A Distributed Map runs one child execution per segment, at most as many at once as there are segments (no more
   than the audit function's reserved concurrency, so a run cannot throttle itself).
 - Each child loops: invoke the segment worker (functions/audit/audit_locks.py) with the segment's checkpoint (the
@@ -21,18 +22,28 @@ from __future__ import annotations
 from typing import cast
 
 import cdk_monitoring_constructs as mc
-from aws_cdk import Acknowledgment, Annotations, CfnElement, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import (
+    Acknowledgment,
+    Annotations,
+    CfnElement,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    TimeZone,
+    Token,
+    Validations,
+)
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_scheduler as scheduler
+from aws_cdk import aws_scheduler_targets as scheduler_targets
 from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from infra import constants
+from infra import constants, retention, settings
 from infra.monitoring import WARNING, Monitoring
 
 # Attempts of one step (the first and its retries); local/audit_run.py drives the worker the same way.
@@ -105,7 +116,7 @@ class LockAuditRun(Construct):
         self.log_group = logs.LogGroup(
             self,
             "Logs",
-            retention=logs.RetentionDays.ONE_MONTH,
+            retention=retention.function_logs(self),
             removal_policy=RemovalPolicy.DESTROY,
         )
         self.state_machine = sfn.StateMachine(
@@ -118,18 +129,25 @@ class LockAuditRun(Construct):
             comment="Nightly uniqueness-lock audit over every Scan segment",
         )
         self._acknowledge_wildcards(worker)
-        self.schedule = events.Rule(
+        # EventBridge Scheduler, not a UTC cron rule: the run starts at `auditHour` in the team's time zone, daylight
+        # saving included, so an unrepaired finding (Critical) pages during working hours. A run over 100 million
+        # items takes about five hours (docs/capacity.md), so it ends the same afternoon.
+        hour = settings.count(self, settings.AUDIT_HOUR)
+        if hour > 23:
+            raise ValueError(f"context {settings.AUDIT_HOUR.name}={hour}: an hour of the day, 0 to 23, is required")
+        self.time_zone = settings.text(self, settings.AUDIT_TIME_ZONE)
+        self.schedule = scheduler.Schedule(
             self,
             "Schedule",
-            description="Runs the uniqueness-lock audit once a day",
-            schedule=events.Schedule.cron(minute=constants.AUDIT_SCHEDULE_MINUTE, hour=constants.AUDIT_SCHEDULE_HOUR),
-            targets=[
-                targets.SfnStateMachine(
-                    self.state_machine,
-                    input=events.RuleTargetInput.from_object({"segments": self.run_input()}),
-                    retry_attempts=2,
-                )
-            ],
+            description="Runs the uniqueness-lock audit once a day, in working hours",
+            schedule=scheduler.ScheduleExpression.cron(
+                minute=constants.AUDIT_SCHEDULE_MINUTE, hour=str(hour), time_zone=TimeZone.of(self.time_zone)
+            ),
+            target=scheduler_targets.StepFunctionsStartExecution(
+                self.state_machine,
+                input=scheduler.ScheduleTargetInput.from_object(self.run_input()),
+                retry_attempts=2,
+            ),
         )
 
     def _acknowledge_wildcards(self, worker: lambda_.IFunction) -> None:
@@ -150,8 +168,18 @@ class LockAuditRun(Construct):
                 "resource-level permissions.",
             ),
         )
+        # cdk-nag names the resource as synthesized: pseudo parameters, or literals when the stack is pinned to an
+        # account and region (a named environment).
+        partition, region, account = (
+            f"<AWS::{pseudo}>" if Token.is_unresolved(value) else value
+            for pseudo, value in (
+                ("Partition", stack.partition),
+                ("Region", stack.region),
+                ("AccountId", stack.account),
+            )
+        )
         execution = (
-            "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:"
+            f"arn:{partition}:states:{region}:{account}:execution:"
             f'{{"Fn::Select":[6,{{"Fn::Split":[":",{{"Ref":"{machine_id}"}}]}}]}}'
         )
         Validations.of(self.state_machine.node.find_child("DistributedMapPolicy")).acknowledge(
@@ -165,9 +193,10 @@ class LockAuditRun(Construct):
             )
         )
 
-    def run_input(self) -> list[dict[str, object]]:
-        """The Map's items: every segment of the run, each from the beginning of its range (no `startKey`)."""
-        return [{"segment": index, "totalSegments": self.segments} for index in range(self.segments)]
+    def run_input(self) -> dict[str, list[dict[str, object]]]:
+        """A run's input: the Map's items, every segment of the run, each from the beginning of its range (no
+        checkpoint). The stack outputs it (`AuditRunInput`), so a run started by hand is the scheduled one."""
+        return {"segments": [{"segment": index, "totalSegments": self.segments} for index in range(self.segments)]}
 
     def monitor(self, monitoring: Monitoring) -> None:
         """A Warning when a run did not cover the whole table, or did not report (missing data breaches)."""

@@ -6,11 +6,18 @@ from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_cognito as cognito
 from constructs import Construct
 
-from infra import constants, settings
+from infra import constants, naming, settings
+
+THREAT_PROTECTION = {
+    "enforced": cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+    "audit": cognito.StandardThreatProtectionMode.AUDIT_ONLY,
+}
 
 
 def _email(scope: Construct) -> cognito.UserPoolEmail | None:
-    """SES when `sesFromEmail` names a verified identity; otherwise Cognito's default sender (a few mails a day)."""
+    """SES when `sesFromEmail` names a verified identity; otherwise Cognito's default sender (a few mails a day, from
+    a no-reply address of Amazon's), which only a sandbox environment may keep."""
+    # A named environment other than the sandbox has one (infra/readiness.py refuses it otherwise).
     sender = settings.text(scope, settings.SES_FROM_EMAIL)
     if not sender:
         return None
@@ -38,6 +45,9 @@ class Auth(Construct):
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
         disable_oauth, oauth = _oauth(self)
+        protection = settings.choice(self, settings.COGNITO_THREAT_PROTECTION, ("enforced", "audit", "off"))
+        self.mfa = settings.choice(self, settings.COGNITO_MFA, ("required", "optional"))
+        environment = naming.environment(self)  # optional MFA only in the sandbox (infra/readiness.py)
         self.user_pool = cognito.UserPool(
             self,
             "UserPool",
@@ -52,10 +62,13 @@ class Auth(Construct):
                 require_symbols=True,
                 temp_password_validity=Duration.days(3),
             ),
-            mfa=cognito.Mfa.OPTIONAL,
+            # Required: every user, admins included, signs in with TOTP; the stack enforces it, not an operator step.
+            mfa=cognito.Mfa.REQUIRED if self.mfa == "required" else cognito.Mfa.OPTIONAL,
             mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
             account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
-            feature_plan=cognito.FeaturePlan.ESSENTIALS,
+            # Threat protection (compromised credentials, risky sign-ins) needs the Plus plan.
+            feature_plan=cognito.FeaturePlan.PLUS if protection != "off" else cognito.FeaturePlan.ESSENTIALS,
+            standard_threat_protection_mode=THREAT_PROTECTION.get(protection),
             email=_email(self),
             # Table items reference users by `sub`: losing the pool would orphan every account. Retained except on
             # create, so a first deploy that rolls back deletes it; protected once it exists (as the table).
@@ -83,15 +96,21 @@ class Auth(Construct):
             o_auth=oauth,
         )
 
-        Validations.of(self.user_pool).acknowledge(
-            Acknowledgment(
-                id="AwsSolutions-COG2",
-                reason="MFA is OPTIONAL (TOTP) for the pool: Cognito has no per-group MFA, and service users sign "
-                "in non-interactively. Admins are held to TOTP by an operator step, recorded in docs/decisions.md.",
-            ),
-            Acknowledgment(
-                id="AwsSolutions-COG8",
-                reason="The Plus feature plan (threat protection) is billed per active user; the Essentials plan "
-                "with a strong password policy and no self sign-up is proportionate for this demo service.",
-            ),
-        )
+        sandbox = f"{environment or 'this app'} is a sandbox ({settings.COGNITO_MFA.name}=optional in its config)"
+        if self.mfa != "required":
+            Validations.of(self.user_pool).acknowledge(
+                Acknowledgment(
+                    id="AwsSolutions-COG2",
+                    reason=f"{sandbox}: its users are the team's test users. Every other environment requires TOTP "
+                    "(the stack refuses optional MFA there).",
+                )
+            )
+        if protection == "off":
+            Validations.of(self.user_pool).acknowledge(
+                Acknowledgment(
+                    id="AwsSolutions-COG8",
+                    reason=f"{environment or 'this app'} sets {settings.COGNITO_THREAT_PROTECTION.name}=off: its users "
+                    "are test users, so the Plus plan's per-user price buys nothing there; production runs threat "
+                    "protection enforced (docs/infra.md, 'Cognito').",
+                )
+            )

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aws_cdk import aws_logs as logs
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = REPO_ROOT / "functions"
 LAYER_DIR = FUNCTIONS_DIR / "layer"
@@ -41,8 +39,8 @@ SETTLEMENT_HANDLER = "streams.settle_entries.handler"
 SETTLEMENT_TIMEOUT_SECONDS = 60
 SETTLEMENT_BATCH_SIZE = 100
 SETTLEMENT_RETRY_ATTEMPTS = 10
-# 03:17 UTC daily: off the hour so it does not pile onto other scheduled jobs in the account.
-AUDIT_SCHEDULE_HOUR = "3"
+# The audit's run starts at 17 past the configured hour (auditHour): off the hour, so it does not pile onto other
+# scheduled jobs in the account.
 AUDIT_SCHEDULE_MINUTE = "17"
 
 # Asset excludes for the `functions/` code asset: the layer ships separately, caches and tests never ship.
@@ -120,6 +118,3 @@ API_CLIENT_ERRORS_METRIC = "ApiClientErrors"
 API_GUARD_REFUSALS_METRIC = "ApiGuardRefusals"
 CLIENT_ERROR_STATUSES = (401, 403, 404, 422, 429)
 GUARD_REFUSAL_STATUSES = (409, 412)
-
-# Retention of function and API access logs: long enough to investigate an incident, short enough to be cheap.
-LOG_RETENTION = logs.RetentionDays.ONE_MONTH

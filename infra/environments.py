@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from aws_cdk import Environment
 from constructs import Node
 
 from infra import constants, settings
@@ -22,7 +23,10 @@ from infra.naming import ENVIRONMENT_KEY
 
 CONFIG_DIR = constants.REPO_ROOT / "config"
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
-_SECRET_WORDS = ("secret", "password", "token", "apikey", "credential")
+_SECRET_WORDS = ("secret", "password", "apikey", "credential")
+_SECRET_NAMES = re.compile(r"token$|accesskey|privatekey", re.I)  # a rate limit per token is not a token
+_ACCOUNT = re.compile(r"^\d{12}$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 
 
 def config_path(environment: str) -> Path:
@@ -50,7 +54,7 @@ def load(environment: str) -> dict[str, Any]:
 
 
 def _refuse_secret(file: str, name: str, value: Any) -> None:
-    if any(word in name.lower() for word in _SECRET_WORDS):
+    if any(word in name.lower() for word in _SECRET_WORDS) or _SECRET_NAMES.search(name):
         raise ValueError(f"{file}: {name} looks like a secret; secrets stay out of config/")
     for item in value if isinstance(value, list) else [value]:
         text = str(item)
@@ -69,3 +73,21 @@ def apply(node: Node) -> str | None:
         if node.try_get_context(name) in (None, ""):
             node.set_context(name, value)
     return str(environment)
+
+
+def deployment_target(node: Node, environment: str) -> Environment:
+    """The account and region a named environment deploys to, from its configuration: the stack is synthesized
+    for them (an `ENV=prod` deploy with dev credentials then fails before CloudFormation runs)."""
+    account = str(node.try_get_context(settings.ACCOUNT.name) or "").strip()
+    region = str(node.try_get_context(settings.REGION.name) or "").strip()
+    problems = []
+    if not _ACCOUNT.match(account):
+        problems.append(f"{settings.ACCOUNT.name} (the 12-digit AWS account id, now {account!r})")
+    if not _REGION.match(region):
+        problems.append(f"{settings.REGION.name} (e.g. eu-west-1, now {region!r})")
+    if problems:
+        raise ValueError(
+            f"Environment {environment!r} names no deployment target: set {' and '.join(problems)} in "
+            f"config/{environment}.json and commit it."
+        )
+    return Environment(account=account, region=region)

@@ -18,7 +18,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from infra import constants, dependency_layer, function_runtime, naming, settings, staged_assets
+from infra import constants, dependency_layer, function_runtime, naming, retention, settings, staged_assets
 from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
 from routes import Route
 from table_patterns import INDEX_PREFIX
@@ -226,10 +226,12 @@ class Functions(Construct):
         invoked_through_alias: bool = False,
     ) -> lambda_.Function:
         scope = scope or self
+        name = naming.function_name(scope, construct_id)
         log_group = logs.LogGroup(
             scope,
             f"{construct_id}Logs",
-            retention=constants.LOG_RETENTION,
+            log_group_name=naming.function_log_group(name),
+            retention=retention.function_logs(scope),
             # Logs are operational data, not records: they go with the stack (the table does not).
             removal_policy=RemovalPolicy.DESTROY,
         )
@@ -265,6 +267,7 @@ class Functions(Construct):
         function = lambda_.Function(
             scope,
             f"{construct_id}Function",
+            function_name=name,
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=handler,

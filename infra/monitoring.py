@@ -39,6 +39,10 @@ from routes import Route
 CRITICAL = "Critical"
 WARNING = "Warning"
 FULL, LEAN = "full", "lean"
+# The alarm `make page-test` sets to ALARM (scripts/page_test.py): it watches a metric nothing emits, so it is OK
+# until then and returns to OK at its next evaluation, sending the OK notification that closes the page.
+PAGE_TEST_GROUP = "Pager"
+PAGE_TEST_METRIC = "PageTest"
 
 # Business metrics on the dashboard; the ones below also alarm. The rest (409/412/replays) are clients meeting the
 # guards as designed: worth watching for trends, never a reason to page.
@@ -105,6 +109,7 @@ class Monitoring(Construct):
         *,
         rest_api: apigw.RestApi,
         functions: Sequence[lambda_.Function],
+        scheduled_functions: Sequence[lambda_.Function],
         audit_function: lambda_.Function,
         table: dynamodb.Table,
         access_logs: logs.ILogGroup,
@@ -125,7 +130,6 @@ class Monitoring(Construct):
                 f"{settings.ALARM_EVALUATION_PERIODS.name}={evaluation_periods}"
             )
 
-        self._refuse_deaf_paging()
         key = self._topic_key()
         self.topic = self._alarm_topic("AlarmTopic", "ddbguard alarms (Critical: pages)", key)
         self.warning_topic = self._alarm_topic("WarningTopic", "ddbguard warnings (worth a look, never pages)", key)
@@ -144,7 +148,9 @@ class Monitoring(Construct):
         # their route group (`monitor_routes`), in the full profile only: lean watches the routes stage-wide.
         for function in functions:
             reserved = function.node.default_child.reserved_concurrent_executions  # type: ignore[union-attr]
-            self._monitor_function(self.facade, function, reserved=reserved)
+            self._monitor_function(
+                self.facade, function, reserved=reserved, throttles_retried=function in scheduled_functions
+            )
         self._monitor_function(
             self.facade,
             audit_function,
@@ -232,9 +238,7 @@ class Monitoring(Construct):
         stage_alarms: dict[str, Any] = {}
         if self.profile == LEAN:
             stage_alarms = {
-                "add5_xx_fault_rate_alarm": {
-                    CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
-                },
+                "add5_xx_fault_rate_alarm": {CRITICAL: self._fault_rate()},
                 "add_latency_p99_alarm": {WARNING: mc.LatencyThreshold(max_latency=p99)},
             }
         self.facade.monitor_api_gateway(
@@ -257,9 +261,7 @@ class Monitoring(Construct):
             human_readable_name=f"API {route.key}",
             alarm_friendly_name=f"Api{route.construct_id}",
             latency_types_to_render=[mc.LatencyType.P50, mc.LatencyType.P99],
-            add5_xx_fault_rate_alarm={
-                CRITICAL: mc.ErrorRateThreshold(max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT))
-            },
+            add5_xx_fault_rate_alarm={CRITICAL: self._fault_rate()},
             add_latency_p99_alarm={WARNING: mc.LatencyThreshold(max_latency=p99)},
         )
 
@@ -309,6 +311,7 @@ class Monitoring(Construct):
         scheduled: bool = False,
         reserved: object = None,
         invoked_by_api: bool = False,
+        throttles_retried: bool = False,
     ) -> None:
         name = function.node.id.removesuffix("Function")
         timeout = function.timeout or Duration.seconds(constants.FUNCTION_TIMEOUT_SECONDS)
@@ -347,7 +350,9 @@ class Monitoring(Construct):
                 )
             },
             add_throttles_count_alarm={
-                severity: mc.ErrorCountThreshold(
+                # A scheduled invocation that is throttled is retried by Lambda (for hours), and its lag has an alarm
+                # of its own: a Warning, never a page.
+                (WARNING if throttles_retried else severity): mc.ErrorCountThreshold(
                     max_error_count=settings.number(self, settings.FUNCTION_THROTTLES), **once
                 )
             },
@@ -356,6 +361,8 @@ class Monitoring(Construct):
         )
 
     def _monitor_table(self, table: dynamodb.Table) -> None:
+        # A Warning: the service retries a throttled request and one caller's hot key throttles only that caller;
+        # what clients feel of it is 503 busy, whose rate pages (Integrity-BusyRate) when it reaches many requests.
         throttles = settings.number(self, settings.TABLE_THROTTLES)
         self.facade.monitor_dynamo_table(
             table=table,
@@ -363,10 +370,10 @@ class Monitoring(Construct):
             human_readable_name="Table",
             alarm_friendly_name="Table",
             add_read_throttled_events_count_alarm={
-                CRITICAL: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
+                WARNING: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
             },
             add_write_throttled_events_count_alarm={
-                CRITICAL: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
+                WARNING: mc.ThrottledEventsThreshold(max_throttled_events_threshold=throttles)
             },
         )
         # The library's system-error alarm sums nine operations without FILL and leaves out TransactWriteItems; a
@@ -424,7 +431,6 @@ class Monitoring(Construct):
 
     def _monitor_integrity_metrics(self) -> None:
         alarmed = {
-            "Busy": self._above(settings.number(self, settings.BUSY_COUNT), CRITICAL, "Clients got 503 busy."),
             "TransactionRetry": self._above(
                 settings.number(self, settings.TRANSACTION_RETRY_COUNT),
                 WARNING,
@@ -456,13 +462,72 @@ class Monitoring(Construct):
                 else:
                     metrics.append(metric)
             groups.append(mc.CustomMetricGroup(title=title, metrics=metrics))
+        groups.append(mc.CustomMetricGroup(title="Share of requests answered 503 busy", metrics=[self._busy_rate()]))
         self.facade.monitor_custom(
             human_readable_name=f"Integrity outcomes (namespace {self.namespace})",
             alarm_friendly_name="Integrity",
             metric_groups=groups,
         )
 
+    def _busy_rate(self) -> mc.CustomMetricWithAlarm:
+        """503 busy as a share of the stage's requests, judged only in minutes with `alarmMinimumRequests` or more:
+        one caller racing its own ledger produces a few, which its retries absorb; many requests answered busy is a
+        table or a release in trouble, which a person must look at (N of M, like every other datapoint)."""
+        floor = settings.number(self, settings.ALARM_MINIMUM_REQUESTS)
+        rate = cloudwatch.MathExpression(
+            expression=f"IF(FILL(requests, 0) >= {floor:g}, FILL(busy, 0) / requests, 0)",
+            using_metrics={
+                "busy": custom_metric("Busy", self.period, self.namespace),
+                "requests": access_log_metric(constants.API_REQUESTS_METRIC, self.period, self.namespace),
+            },
+            period=self.period,
+            label="Share answered 503 busy",
+        )
+        return mc.CustomMetricWithAlarm(
+            metric=rate,
+            alarm_friendly_name="BusyRate",
+            add_alarm=self._above(
+                self._percent(settings.BUSY_RATE_PERCENT),
+                CRITICAL,
+                "Many requests answered 503 busy: DynamoDB keeps conflicting or throttling beyond the retries.",
+            ),
+        )
+
+    def add_page_test(self) -> cloudwatch.AlarmBase:
+        """The Critical alarm `make page-test` fires: its metric is never emitted (missing data: OK), so it pages
+        only when set to ALARM by hand, through exactly the actions every Critical alarm has."""
+        self.facade.monitor_custom(
+            human_readable_name="Pager test (make page-test)",
+            alarm_friendly_name=PAGE_TEST_GROUP,
+            metric_groups=[
+                mc.CustomMetricGroup(
+                    title="Never emitted: the alarm is set to ALARM by make page-test",
+                    metrics=[
+                        mc.CustomMetricWithAlarm(
+                            metric=custom_metric(PAGE_TEST_METRIC, self.period, self.namespace),
+                            alarm_friendly_name="Test",
+                            add_alarm=self._above(
+                                0, CRITICAL, "A test page sent by make page-test: nothing to do but confirm it."
+                            ),
+                        )
+                    ],
+                )
+            ],
+        )
+        (alarm,) = [
+            created.alarm for created in self.facade.created_alarms() if created.alarm_name.endswith("-Test-Critical")
+        ]
+        return alarm
+
     # --- thresholds -----------------------------------------------------------------------------------------
+
+    def _fault_rate(self) -> mc.ErrorRateThreshold:
+        """5xx rate above the configured share, judged only in minutes with enough requests: a few designed 503s in
+        a quiet minute are not a rate."""
+        return mc.ErrorRateThreshold(
+            max_error_rate=self._percent(settings.API_5XX_RATE_PERCENT),
+            min_sample_count_to_evaluate_datapoint=settings.whole_number(self, settings.ALARM_MINIMUM_REQUESTS),
+        )
 
     def _percent(self, key: settings.ContextKey) -> float:
         # The library computes API and function rates as a fraction of requests (Average of a 0/1 metric).
@@ -494,23 +559,6 @@ class Monitoring(Construct):
         warning = mc.SnsAlarmActionStrategy(on_alarm_topic=self.warning_topic, on_ok_topic=self.warning_topic)
         # jsii.implements makes BySeverity an IAlarmActionStrategy at run time; mypy cannot see it.
         return cast(mc.IAlarmActionStrategy, BySeverity({CRITICAL: critical, WARNING: warning}))
-
-    def _refuse_deaf_paging(self) -> None:
-        """A named environment that monitors in full pages someone, or does not synthesize: Critical alarms on a
-        topic nobody subscribes to would page no one. (The in-process test app names no environment.)"""
-        environment = naming.environment(self)
-        if environment is None or self.profile != FULL:
-            return
-        subscribers = (settings.ALARM_TOPIC_ARN, settings.ALARM_WEBHOOK_URL, settings.ALARM_EMAILS)
-        if any(settings.text(self, key) for key in subscribers):
-            return
-        raise ValueError(
-            f"Environment {environment!r} monitors in full ({settings.MONITORING_PROFILE.name}=full) but no one "
-            f"receives its Critical alarms. Set {settings.ALARM_TOPIC_ARN.name} (the ARN of the on-call SNS topic), "
-            f"{settings.ALARM_WEBHOOK_URL.name} (an https endpoint) or {settings.ALARM_EMAILS.name} in "
-            f"config/{environment}.json and commit it (an ARN is not a secret), or pass it for one run with "
-            f"CONTEXT='-c {settings.ALARM_TOPIC_ARN.name}=arn:<partition>:sns:<region>:<account>:<topic>'."
-        )
 
     def _subscribe(self, topic: sns.Topic, *, pager: bool) -> None:
         """Emails get both topics (an inbox, not a pager); the webhook, a pager, gets Critical only."""

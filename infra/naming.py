@@ -37,3 +37,22 @@ def metrics_namespace(scope: Construct) -> str:
 
 def api_name(scope: Construct) -> str:
     return with_environment(scope, constants.API_NAME)
+
+
+# Lambda's limit on a function's name.
+FUNCTION_NAME_LIMIT = 64
+
+
+def function_name(scope: Construct, construct_id: str) -> str:
+    """`ddbguard-prod-Withdraw`: the stack's name and the function's construct id, which its alarms carry too
+    (`ddbguard-prod-Withdraw-Fault-Count-Critical`), so an alarm names its function and the runbook finds the
+    function, and its log group `/aws/lambda/<name>`, from the alarm alone."""
+    name = f"{stack_name(environment(scope))}-{construct_id}"
+    if len(name) > FUNCTION_NAME_LIMIT:
+        raise ValueError(f"function name {name!r} is longer than Lambda's {FUNCTION_NAME_LIMIT} characters")
+    return name
+
+
+def function_log_group(function: str) -> str:
+    """Where Lambda writes a function's logs by default; named so, the runbook needs no lookup to read them."""
+    return f"/aws/lambda/{function}"

@@ -57,12 +57,25 @@ FUNCTION_CONCURRENCY = ContextKey(
     "A datapoint breaches above this many concurrent executions of one route function (below its throttle's ceiling).",
 )
 TABLE_THROTTLES = ContextKey(
-    "tableThrottleCount", 0, "A datapoint breaches above this many throttled read (or write) events."
+    "tableThrottleCount",
+    0,
+    "A datapoint breaches above this many throttled read (or write) events (a Warning: retries absorb them, and the "
+    "busy rate pages when clients feel it).",
 )
 TABLE_SYSTEM_ERRORS = ContextKey(
     "tableSystemErrorCount", 0, "A datapoint breaches above this many DynamoDB system errors."
 )
-BUSY_COUNT = ContextKey("busyCount", 0, "A datapoint breaches above this many 503 busy answers (retries exhausted).")
+BUSY_RATE_PERCENT = ContextKey(
+    "busyRatePercent",
+    1,
+    "A datapoint breaches when more than this % of the stage's requests answered 503 busy (retries exhausted).",
+)
+ALARM_MINIMUM_REQUESTS = ContextKey(
+    "alarmMinimumRequests",
+    20,
+    "A rate alarm's datapoint is judged only with at least this many requests in it: a few designed 503s in a "
+    "quiet minute do not page.",
+)
 TRANSACTION_RETRY_COUNT = ContextKey(
     "transactionRetryCount", 50, "A datapoint breaches above this many transient-error retries (conflicts, throttling)."
 )
@@ -144,6 +157,84 @@ SNAP_START = ContextKey(
     "from a snapshot).",
 )
 
+# Where a named environment deploys: config/<env>.json names both; the stack is synthesized for them and
+# `make deploy` refuses credentials of another account or region (scripts/check_account.py).
+ACCOUNT = ContextKey(
+    "account",
+    "",
+    "AWS account id (12 digits) the environment deploys to; required for a named environment, which is "
+    "synthesized for it, and `make deploy` refuses credentials of any other account.",
+)
+REGION = ContextKey(
+    "region", "", "Region the environment deploys to; required with account, and `make deploy` refuses any other."
+)
+# The edge (infra/edge.py): a WAF web ACL on the stage with AWS managed rule groups and per-client rate limits.
+WAF_ENABLED = ContextKey(
+    "wafEnabled",
+    True,
+    "true: a WAF web ACL on the stage (AWS managed rules: common, known bad inputs, IP reputation; per-token and "
+    "per-IP rate limits; logged); false only where no real traffic arrives.",
+)
+WAF_TOKEN_RATE_LIMIT = ContextKey(
+    "wafTokenRateLimit",
+    600,
+    "Requests one caller's token (the Authorization header) may send per minute before WAF answers 429.",
+)
+WAF_IP_RATE_LIMIT = ContextKey(
+    "wafIpRateLimit",
+    3000,
+    "Requests one source IP may send per minute before WAF answers 429 (tokens behind one NAT share it).",
+)
+# Cognito (infra/auth.py).
+COGNITO_THREAT_PROTECTION = ContextKey(
+    "cognitoThreatProtection",
+    "enforced",
+    "Cognito threat protection (Plus feature plan): enforced (risky sign-ins blocked or challenged), audit "
+    "(logged only), or off (Essentials plan).",
+)
+COGNITO_MFA = ContextKey(
+    "cognitoMfa",
+    "required",
+    "required: every user signs in with TOTP, admins included; optional: users choose (no admin is held to it).",
+)
+# What is kept, and for how long (infra/retention.py).
+LOG_RETENTION_DAYS = ContextKey(
+    "logRetentionDays",
+    30,
+    "Days the functions', the API's execution and the audit run's logs are kept (a CloudWatch Logs retention).",
+)
+ACCESS_LOG_RETENTION_DAYS = ContextKey(
+    "accessLogRetentionDays",
+    365,
+    "Days the API access log and the WAF log are kept; both stay when the stack is deleted.",
+)
+BACKUP_RETENTION_DAYS = ContextKey(
+    "backupRetentionDays",
+    35,
+    "Days each daily AWS Backup of the table is kept (0: no Backup plan, point-in-time recovery only).",
+)
+BACKUP_COPY_VAULT_ARN = ContextKey(
+    "backupCopyVaultArn",
+    "",
+    "ARN of a backup vault in another account or region that receives a copy of every daily backup.",
+)
+TABLE_CUSTOMER_KEY = ContextKey(
+    "tableCustomerManagedKey",
+    False,
+    "true: the table, its backups and the audit's checkpoints are encrypted with a rotating customer-managed KMS "
+    "key (its use is logged in CloudTrail) instead of the AWS-owned key.",
+)
+CONTRIBUTOR_INSIGHTS = ContextKey(
+    "contributorInsights",
+    False,
+    "true: DynamoDB Contributor Insights on the table (its most accessed and throttled keys), billed per event.",
+)
+# The lock audit's run: in working hours, so a finding that pages reaches someone at work (infra/audit.py).
+AUDIT_HOUR = ContextKey(
+    "auditHour", 9, "Hour (0-23, in auditTimeZone) the daily lock audit starts, so its pages come in working hours."
+)
+AUDIT_TIME_ZONE = ContextKey("auditTimeZone", "UTC", "IANA time zone of auditHour (e.g. Europe/Berlin).")
+
 # What `make deploy` adds up against the account's concurrency quota (scripts/check_account.py).
 RESERVED_CONCURRENCY_KEYS = (SETTLEMENT_RESERVED_CONCURRENCY, AUDIT_RESERVED_CONCURRENCY, SWEEPER_RESERVED_CONCURRENCY)
 
@@ -163,7 +254,8 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     FUNCTION_CONCURRENCY,
     TABLE_THROTTLES,
     TABLE_SYSTEM_ERRORS,
-    BUSY_COUNT,
+    BUSY_RATE_PERCENT,
+    ALARM_MINIMUM_REQUESTS,
     TRANSACTION_RETRY_COUNT,
     MONITORING_PROFILE,
     API_STAGE_RATE_LIMIT,
@@ -181,6 +273,21 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     TRACING,
     OTEL_LAYER_ARN,
     SNAP_START,
+    ACCOUNT,
+    REGION,
+    WAF_ENABLED,
+    WAF_TOKEN_RATE_LIMIT,
+    WAF_IP_RATE_LIMIT,
+    COGNITO_THREAT_PROTECTION,
+    COGNITO_MFA,
+    LOG_RETENTION_DAYS,
+    ACCESS_LOG_RETENTION_DAYS,
+    BACKUP_RETENTION_DAYS,
+    BACKUP_COPY_VAULT_ARN,
+    TABLE_CUSTOMER_KEY,
+    CONTRIBUTOR_INSIGHTS,
+    AUDIT_HOUR,
+    AUDIT_TIME_ZONE,
 )
 BY_NAME = {key.name: key for key in ALL_KEYS}
 

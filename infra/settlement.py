@@ -30,7 +30,9 @@ from infra.monitoring import CRITICAL, Monitoring, custom_metric
 from job_access import SWEEPER_TABLE_ACCESS
 
 SWEEPER_HANDLER = "streams.sweep_pending.handler"
-SWEEPER_TIMEOUT_SECONDS = 300
+# Shorter than the schedule's interval: a sweep ends before the next one starts, so with one execution reserved
+# (prod) a scheduled sweep is never throttled by the one before it; a sweep settles ~500 balances a minute.
+SWEEPER_TIMEOUT_SECONDS = 240
 SWEEP_EVERY = Duration.minutes(5)
 # Balances younger than this are the stream's to settle.
 SWEEP_MIN_AGE_SECONDS = 60
@@ -91,8 +93,9 @@ class Settlement(Construct):
             access=SWEEPER_TABLE_ACCESS,
             memory_mb=constants.AUDIT_MEMORY_MB,
             timeout_seconds=SWEEPER_TIMEOUT_SECONDS,
-            # 1: one sweep at a time, a slow sweep is never joined by the next scheduled one (its timeout equals
-            # the schedule's interval, so without a reservation two overlap only at the edge).
+            # 1: one sweep at a time. The timeout is shorter than the schedule's interval, so two scheduled sweeps
+            # never overlap; a sweep started by hand (the runbook) that meets a scheduled one is throttled, and Lambda
+            # retries the throttled one (its throttles are a Warning).
             reserved=settings.count(self, settings.SWEEPER_RESERVED_CONCURRENCY),
         )
         self.schedule = events.Rule(

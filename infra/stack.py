@@ -10,12 +10,15 @@ from aws_cdk import App, CfnOutput, Stack, Validations
 from cdk_nag import AwsSolutionsChecks
 from constructs import Construct
 
-from infra import constants, environments, naming, settings
+from infra import constants, environments, naming, readiness, retention, settings
 from infra.api import Api
 from infra.audit import LockAuditRun
 from infra.auth import Auth
+from infra.backup import table_backups
+from infra.edge import protect
 from infra.functions import Functions
 from infra.monitoring import Monitoring
+from infra.operators import OperatorRoles
 from infra.route_stacks import RouteStack, route_groups
 from infra.settlement import Settlement
 from infra.table import Storage
@@ -33,6 +36,8 @@ class DdbguardStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, *, routes: Sequence[Route] = ROUTES, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, description="ddbguard: data-integrity patterns on DynamoDB", **kwargs)
         self.storage = Storage(self, "Storage")
+        self.backups = table_backups(self, self.storage.table, self.storage.key)
+        self.operators = OperatorRoles(self, "Operators", table=self.storage.table)
         self.auth = Auth(self, "Auth")
         self.functions = Functions(self, "Functions", table=self.storage.table)
         self.settlement = Settlement(self, "Settlement", functions=self.functions)
@@ -40,11 +45,13 @@ class DdbguardStack(Stack):
         segments = settings.count(self, settings.AUDIT_RESERVED_CONCURRENCY) or constants.AUDIT_DEFAULT_SEGMENTS
         self.audit = LockAuditRun(self, "LockAudit", worker=self.functions.audit_function, segments=segments)
         self.api = Api(self, "Api", routes=routes, user_pool=self.auth.user_pool)
+        self.edge = protect(self, self.api.rest_api.deployment_stage, retention.access_logs(self))
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             rest_api=self.api.rest_api,
             functions=[self.functions.settlement_function, self.settlement.sweeper],
+            scheduled_functions=[self.settlement.sweeper],
             audit_function=self.functions.audit_function,
             table=self.storage.table,
             access_logs=self.api.access_logs,
@@ -52,6 +59,7 @@ class DdbguardStack(Stack):
         )
         self.settlement.monitor(self.monitoring)
         self.audit.monitor(self.monitoring)
+        self.page_test_alarm = self.monitoring.add_page_test()
         self.route_stacks = [
             RouteStack(self, group, functions=self.functions, api=self.api, monitoring=self.monitoring)
             for group in route_groups(routes)
@@ -72,6 +80,20 @@ class DdbguardStack(Stack):
             )
         CfnOutput(self, "AuditFunctionName", value=self.functions.audit_function.function_name)
         CfnOutput(self, "AuditStateMachineArn", value=self.audit.state_machine.state_machine_arn)
+        # A run started by hand (docs/operations.md) takes the scheduled run's input.
+        CfnOutput(self, "AuditRunInput", value=json.dumps(self.audit.run_input(), separators=(",", ":")))
+        CfnOutput(
+            self,
+            "LockRemedyRoleArn",
+            value=self.operators.lock_remedy.role_arn,
+            description="The role make lock-remedy assumes (docs/operations.md)",
+        )
+        CfnOutput(
+            self,
+            "PageTestAlarmName",
+            value=self.page_test_alarm.alarm_name,
+            description="The Critical alarm make page-test sets to ALARM",
+        )
         CfnOutput(self, "SettlementFailureQueueUrl", value=self.settlement.failure_queue.queue_url)
         # The runbook (docs/operations.md) finds the functions it invokes here, by name.
         CfnOutput(self, "SettlementFunctionName", value=self.functions.settlement_function.function_name)
@@ -103,6 +125,8 @@ def build_app(
             f"No environment named: run `make synth ENV=<name>` (or `cdk synth -c {naming.ENVIRONMENT_KEY}=<name>`); "
             f"config/ has {known}."
         )
+    # Everything a real environment must be told (pager, mail sender, MFA), said at once, before anything is built.
+    readiness.check(app.node, environment)
     # cdk-nag 3 is a policy-validation plugin; the v2 `Aspects.of(app).add(...)` form no longer works.
     Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     stack = DdbguardStack(
@@ -110,6 +134,9 @@ def build_app(
         constants.STACK_ID,
         routes=routes,
         stack_name=naming.stack_name(environment),
+        # A named environment is pinned to its account and region (config/<env>.json); the in-process test app
+        # names none and stays environment-agnostic.
+        env=environments.deployment_target(app.node, environment) if environment else None,
         # It holds the table and the user pool: deleting the stack takes a deliberate step first (make destroy).
         termination_protection=True,
     )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from infra import constants, settings
@@ -14,6 +15,18 @@ class Storage(Construct):
 
     def __init__(self, scope: Construct, construct_id: str) -> None:
         super().__init__(scope, construct_id)
+        # A customer-managed key (optional): its every use is in CloudTrail and it can be revoked; the AWS-owned
+        # default costs nothing and shows nothing. Retained: the table's backups need it as long as they are kept.
+        self.key: kms.Key | None = None
+        if settings.flag(self, settings.TABLE_CUSTOMER_KEY):
+            self.key = kms.Key(
+                self,
+                "TableKey",
+                description="Encrypts the ddbguard table and its backups",
+                enable_key_rotation=True,
+                removal_policy=RemovalPolicy.RETAIN,
+                pending_window=Duration.days(30),
+            )
         self.table = dynamodb.Table(
             self,
             "Table",
@@ -34,6 +47,13 @@ class Storage(Construct):
             # `make deploy` turns protection on right after (docs/decisions.md, "A first deploy that fails").
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deletion_protection=settings.flag(self, settings.DELETION_PROTECTION),
+            encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED if self.key else dynamodb.TableEncryption.DEFAULT,
+            encryption_key=self.key,
+            # Off by default (docs/infra.md, "Contributor Insights"): billed per event read or written, about as much
+            # as the table's own requests at volume; the runbook turns it on for the hour a hot key is hunted.
+            contributor_insights_specification=dynamodb.ContributorInsightsSpecification(enabled=True)
+            if settings.flag(self, settings.CONTRIBUTOR_INSIGHTS)
+            else None,
         )
         # Sparse: only balances whose `pending` is non-empty carry its keys, so the sweeper's Query reads what waits
         # for settlement, not the table; keys only, the sweeper needs nothing else. Written when a balance starts or

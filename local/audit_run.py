@@ -9,6 +9,7 @@ does the same in one process, one thread per segment, so tests and `make audit-l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ class SegmentRun:
     steps: int = 0  # worker invocations that succeeded
     failed_attempts: int = 0
     results: list[dict[str, Any]] = field(default_factory=list)
+    # Every task input and output, in order, as the execution's history records them (JSON, as Step Functions
+    # keeps them): what must hold no personal data.
+    history: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -39,6 +43,11 @@ class SegmentRun:
 class RunReport:
     segments: list[SegmentRun]
     summary: dict[str, Any]  # what the run's last step returned (coverage)
+    report_input: dict[str, Any] = field(default_factory=dict)  # what the run's last step was given
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every input and output the run's execution history would hold: the steps', then the last step's."""
+        return [entry for run in self.segments for entry in run.history] + [self.report_input, self.summary]
 
     def total(self, name: str) -> int:
         return sum(int(result.get(name, 0)) for run in self.segments for result in run.results)
@@ -63,19 +72,21 @@ def run_audit(
 
     def one(segment: int) -> SegmentRun:
         run = SegmentRun(segment)
-        state: dict[str, Any] = {"segment": segment, "totalSegments": total_segments, "startKey": None}
+        state: dict[str, Any] = {"segment": segment, "totalSegments": total_segments, "checkpoint": None}
         if max_pages:
             state["maxPages"] = max_pages
         while True:
             for _attempt in range(STEP_ATTEMPTS):
+                run.history.append(json.loads(json.dumps(state)))
                 try:
                     result = invoke(state)
+                    run.history.append(json.loads(json.dumps(result)))
                     break
                 except Exception:  # the state machine retries any failure of the task with the same input
                     run.failed_attempts += 1
             else:  # every attempt failed: the segment ends here, not covered (its checkpoint, not the last
                 # step's counts again, which would count that step twice)
-                checkpoint = {key: state.get(key) for key in ("segment", "totalSegments", "startKey")}
+                checkpoint = {key: state.get(key) for key in ("segment", "totalSegments", "checkpoint")}
                 run.results.append({**checkpoint, "done": False})
                 return run
             run.steps += 1
@@ -86,5 +97,5 @@ def run_audit(
 
     with ThreadPoolExecutor(max_workers=total_segments, thread_name_prefix="audit-segment") as pool:
         segments = list(pool.map(one, range(total_segments)))
-    outcome = [{"segment": run.segment, "done": run.done} for run in segments]
-    return RunReport(segments, invoke({"segments": outcome}))
+    report_input = {"segments": [{"segment": run.segment, "done": run.done} for run in segments]}
+    return RunReport(segments, invoke(report_input), report_input)

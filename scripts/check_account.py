@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Before `make deploy` synthesizes anything: is there a region and credentials, is the account CDK-bootstrapped
-recently enough, and does its Lambda concurrency quota leave room for what `config/<env>.json` reserves?
+"""Before `make deploy` synthesizes anything: are the region and the credentials the ones `config/<env>.json` names
+(the stack is synthesized for that account and region: other credentials are refused here, before CloudFormation
+runs), is the account CDK-bootstrapped recently enough, and does its Lambda concurrency quota leave room for what
+`config/<env>.json` reserves?
 
 python scripts/check_account.py ENV [-c key=value ...]   (the same `-c` pairs `make deploy CONTEXT=...` passes)
 python scripts/check_account.py ENV --first-deploy-context   prints `-c deletionProtection=false` for a new stack
@@ -22,6 +24,7 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
 from infra import environments, naming, settings
+from scripts import deployed
 
 BOOTSTRAP_PARAMETER = "/cdk-bootstrap/hnb659fds/version"
 MINIMUM_BOOTSTRAP_VERSION = 6
@@ -59,10 +62,24 @@ def check(session: boto3.Session, environment: str, reserved: dict[str, int]) ->
     if not region:
         raise NotReady("No AWS region: set AWS_REGION (or AWS_DEFAULT_REGION, or a profile with a region).")
     try:
+        expected_account, expected_region = deployed.target(environment)
+    except deployed.WrongTarget as refusal:
+        raise NotReady(f"{refusal}: the stack is synthesized for them; set both and commit them.") from None
+    if region != expected_region:
+        raise NotReady(
+            f"{naming.stack_name(environment)} deploys to {expected_region} (config/{environment}.json), and this "
+            f"shell's region is {region}: set AWS_REGION={expected_region}."
+        )
+    try:
         identity = session.client("sts").get_caller_identity()
     except (BotoCoreError, ClientError) as error:
         raise NotReady(f"No usable AWS credentials ({error}). Export them or set AWS_PROFILE.") from None
     account = identity["Account"]
+    if account != expected_account:
+        raise NotReady(
+            f"These credentials are account {account}'s; {naming.stack_name(environment)} deploys to account "
+            f"{expected_account} (config/{environment}.json). Nothing was deployed: use that account's credentials."
+        )
     version = _bootstrap_version(session, account, region)
     _check_concurrency(session, naming.stack_name(environment), account, region, reserved)
     return Ready(account, region, identity["Arn"], version, sum(reserved.values()))

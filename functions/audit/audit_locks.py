@@ -1,11 +1,13 @@
 """Lock audit segment worker, run by the audit's Step Functions state machine (infra/audit.py; not an API route).
 
 A run is a Distributed Map over Scan segments. Each segment is a loop in its own child execution: this function
-audits pages from the segment's checkpoint (`startKey`) until the segment is done or its time runs short, and
-returns the next checkpoint; the state machine invokes it again from there (ddbguard.domain.audit_scan). So no
-invocation outlives its timeout whatever the table's size, no function invokes another (nothing for Lambda's
-recursive-loop detection to stop), and a failed invocation is retried by the state machine from the last
-checkpoint, not from the segment's start. A segment that still fails ends as not covered; the run's last step
+audits pages from the segment's checkpoint until the segment is done or its time runs short, and returns the next
+checkpoint; the state machine invokes it again from there (ddbguard.domain.audit_scan). So no invocation outlives
+its timeout whatever the table's size, no function invokes another (nothing for Lambda's recursive-loop detection to
+stop), and a failed invocation is retried by the state machine from the last checkpoint, not from the segment's
+start. A checkpoint is a random token naming the Scan's key, which the worker keeps in the table
+(ddbguard.store.audit_checkpoints): that key may be a lock's, holding an email or a username, and nothing personal
+goes into the execution's history. A segment that still fails ends as not covered; the run's last step
 (`{"segments": [...]}`) emits `LockAuditUncoveredSegments`, which alarms when a run did not cover the whole table.
 
 Each finding is logged with its value and lock key as keyed hashes (ddbguard.domain.pseudonyms), never the email or
@@ -18,6 +20,7 @@ from typing import Any
 
 import routes
 from ddbguard.domain import audit_scan
+from ddbguard.domain.audit_scan import Continuation
 from ddbguard.domain.pseudonyms import Pseudonyms
 from ddbguard.observability import MetricName, count, logger, metrics, tracer
 
@@ -26,7 +29,7 @@ RESERVE_SECONDS = 30.0
 
 
 def _audit(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    where = audit_scan.Continuation.from_event(event)
+    where = Continuation.from_event(event)
     max_pages = event.get("maxPages")
     result = audit_scan.audit_segment(
         where,
@@ -43,7 +46,8 @@ def _audit(event: dict[str, Any], context: Any) -> dict[str, Any]:
     count(MetricName.LOCK_AUDIT_UNREPAIRED, len(result.report.unrepaired))
     summary = {**result.report.summary(), "pages": result.pages, "continued": result.next is not None}
     logger.info("lock audit step done", extra={**summary, "segment": where.segment})
-    checkpoint = result.next.as_event() if result.next is not None else {**where.as_event(), "startKey": None}
+    done = Continuation(where.segment, where.total_segments)  # no checkpoint: nothing left to resume
+    checkpoint = (result.next or done).to_event()
     # What the state machine passes to the segment's next step (or ends the loop on): the checkpoint, and whether
     # the segment is done; the counts are for the execution history.
     return {**checkpoint, **({"maxPages": max_pages} if max_pages else {}), "done": result.next is None, **summary}

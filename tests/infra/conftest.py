@@ -136,7 +136,8 @@ CUSTOM_CONTEXT: dict[str, Any] = {
     "functionConcurrentExecutions": "15",
     "tableThrottleCount": "5",
     "tableSystemErrorCount": "6",
-    "busyCount": "7",
+    "busyRatePercent": "7",
+    "alarmMinimumRequests": "40",
     "transactionRetryCount": "80",
     "powertoolsPublicLayer": "true",
     "apiStageRateLimit": "150",
@@ -154,6 +155,26 @@ CUSTOM_CONTEXT: dict[str, Any] = {
 def custom_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
     """The stack synthesized with every context key set (a second synthesis, a few seconds)."""
     return synthesize(tmp_path_factory.mktemp("cdk.out-custom"), CUSTOM_CONTEXT)
+
+
+# Production as `make synth ENV=prod` builds it from config/prod.json, given what that file must still be told (the
+# pager, the mail sender): one synthesis shared by every test that looks at prod.
+ONCALL_TOPIC = "arn:aws:sns:eu-west-1:444455556666:ddbguard-oncall"
+PROD_CONTEXT: dict[str, Any] = {
+    "environment": "prod",
+    "alarmTopicArn": ONCALL_TOPIC,
+    "sesFromEmail": "no-reply@example.com",
+}
+
+
+@pytest.fixture(scope="session")
+def prod_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out-prod"), PROD_CONTEXT)
+
+
+@pytest.fixture(scope="session")
+def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    return synthesize(tmp_path_factory.mktemp("cdk.out-dev"), {"environment": "dev"})
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,7 @@ AREAS = ("lab", "shop")
 GROWN_CONTEXT: dict[str, Any] = {
     "environment": "prod",
     "alarmTopicArn": "arn:aws:sns:us-east-1:111122223333:oncall",
+    "sesFromEmail": "no-reply@example.com",
     "snapStart": "true",
     "corsAllowedOrigins": "https://app.example.com",
     "apiStageRateLimit": "1000",

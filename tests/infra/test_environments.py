@@ -19,9 +19,8 @@ from infra import naming
 from infra.monitoring import CRITICAL
 from infra.stack import EnvironmentRequired, build_app
 
-from .conftest import REPO_ROOT, Synth, synthesize
+from .conftest import ONCALL_TOPIC, PROD_CONTEXT, REPO_ROOT, Synth
 
-ONCALL_TOPIC = "arn:aws:sns:eu-west-1:111122223333:ddbguard-oncall"
 # Properties that name a resource in the account and region (CloudFormation would refuse, or two stacks would
 # share the thing, if two environments used the same value).
 ACCOUNT_UNIQUE_NAMES = {
@@ -39,16 +38,6 @@ ACCOUNT_UNIQUE_NAMES = {
     "AWS::KMS::Alias": "AliasName",
     "AWS::StepFunctions::StateMachine": "StateMachineName",
 }
-
-
-@pytest.fixture(scope="session")
-def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    return synthesize(tmp_path_factory.mktemp("cdk.out-dev"), {"environment": "dev"})
-
-
-@pytest.fixture(scope="session")
-def prod_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
-    return synthesize(tmp_path_factory.mktemp("cdk.out-prod"), {"environment": "prod", "alarmTopicArn": ONCALL_TOPIC})
 
 
 def _physical_names(synth: Synth) -> set[str]:
@@ -112,22 +101,62 @@ def test_the_stacks_are_termination_protected(dev_synth: Synth, prod_synth: Synt
     assert dev_synth.stack.termination_protection and prod_synth.stack.termination_protection
 
 
-def test_a_full_environment_without_a_subscriber_does_not_synthesize_and_says_what_to_set() -> None:
+@pytest.mark.parametrize("profile", ["full", "lean"])
+def test_prod_without_a_pager_does_not_synthesize_in_any_profile_and_says_what_to_set(profile: str) -> None:
     with pytest.raises(ValueError, match="no one receives its Critical alarms") as refusal:
-        build_app(context={"environment": "prod"})
+        build_app(context={"environment": "prod", "monitoringProfile": profile})
     message = str(refusal.value)
-    for what in ("alarmTopicArn", "alarmWebhookUrl", "alarmEmails", "config/prod.json"):
-        assert what in message
+    for what in ("alarmTopicArn", "alarmWebhookUrl", "sesFromEmail", "config/prod.json"):
+        assert what in message  # every missing setting at once
 
 
-@pytest.mark.parametrize(
-    "subscriber",
-    [{"alarmEmails": "oncall@example.com"}, {"alarmWebhookUrl": "https://pager.example.com/sns"}],
-    ids=["email", "webhook"],
-)
-def test_any_one_subscriber_lets_a_full_environment_synthesize(subscriber: dict[str, str]) -> None:
-    _app, stack = build_app(context={"environment": "prod", **subscriber})
+def test_an_email_alone_is_no_pager() -> None:
+    with pytest.raises(ValueError, match="alarmEmails alone is not a pager"):
+        build_app(context={**PROD_CONTEXT, "alarmTopicArn": "", "alarmEmails": "oncall@example.com"})
+
+
+def test_a_webhook_is_a_pager() -> None:
+    webhook = {**PROD_CONTEXT, "alarmTopicArn": "", "alarmWebhookUrl": "https://pager.example.com/sns"}
+    _app, stack = build_app(context=webhook)
     assert stack.stack_name == "ddbguard-prod"
+
+
+def test_every_environment_but_the_sandbox_needs_a_pager_and_mfa(tmp_path, monkeypatch) -> None:
+    from infra import environments, readiness
+
+    (tmp_path / "staging.json").write_text('{"account": "777788889999", "region": "eu-west-1"}', encoding="utf-8")
+    monkeypatch.setattr(environments, "CONFIG_DIR", tmp_path)
+    with pytest.raises(ValueError, match="'staging' is not ready") as refusal:
+        build_app(context={"environment": "staging", "cognitoMfa": "optional"})
+    assert "cognitoMfa must be required" in str(refusal.value)
+    assert readiness.SANDBOX_ENVIRONMENTS == ("dev",)
+
+
+def _make(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """`make` as a person runs it: no ENV or make variables inherited from this run."""
+    environment = {key: value for key, value in os.environ.items() if key not in {"ENV", "MAKEFLAGS", "MAKELEVEL"}}
+    return subprocess.run(
+        ["make", "--no-print-directory", *arguments],
+        cwd=REPO_ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_make_synth_refuses_lean_prod_without_a_pager() -> None:
+    result = _make("synth", "ENV=prod", "CONTEXT=-c monitoringProfile=lean")
+    assert result.returncode != 0
+    assert "no one receives its Critical alarms" in result.stderr + result.stdout
+
+
+def test_a_named_environment_is_pinned_to_its_account_and_region(dev_synth: Synth, prod_synth: Synth) -> None:
+    assert (dev_synth.stack.account, dev_synth.stack.region) == ("111122223333", "eu-west-1")
+    assert (prod_synth.stack.account, prod_synth.stack.region) == ("444455556666", "eu-west-1")
+    with pytest.raises(ValueError, match="names no deployment target"):
+        build_app(context={**PROD_CONTEXT, "account": "not-an-account"})
 
 
 def test_every_critical_alarm_sends_alarm_and_ok_to_the_oncall_topic(prod_synth: Synth) -> None:
@@ -155,16 +184,7 @@ def test_the_stack_name_carries_the_environment() -> None:
 
 @pytest.mark.parametrize("target", ["synth", "diff", "deploy", "destroy"])
 def test_make_refuses_without_env_and_says_how_to_name_one(target: str) -> None:
-    environment = {key: value for key, value in os.environ.items() if key not in {"ENV", "MAKEFLAGS", "MAKELEVEL"}}
-    result = subprocess.run(
-        ["make", "--no-print-directory", target],
-        cwd=REPO_ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = _make(target)
     assert result.returncode != 0
     assert f"make {target} ENV=dev" in result.stderr
     assert "prod" in result.stderr  # lists the committed configurations

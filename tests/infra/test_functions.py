@@ -76,16 +76,19 @@ def test_every_function_logs_to_its_own_retained_for_a_month_log_group(synth: Sy
         assert synth.resources[log_group]["Properties"]["RetentionInDays"] == 30
 
 
-def test_audit_runs_daily_as_a_state_machine_started_by_a_schedule(synth: Synth) -> None:
+def test_audit_runs_daily_in_working_hours_as_a_state_machine_started_by_a_schedule(synth: Synth) -> None:
     (machine_id,) = synth.of_type("AWS::StepFunctions::StateMachine")
-    (rule,) = [
-        rule
-        for rule in synth.of_type("AWS::Events::Rule").values()
-        if rule["Properties"]["Targets"][0]["Arn"] == {"Ref": machine_id}
+    (schedule,) = [
+        schedule["Properties"]
+        for schedule in synth.of_type("AWS::Scheduler::Schedule").values()
+        if schedule["Properties"]["Target"]["Arn"] == {"Ref": machine_id}
     ]
-    assert rule["Properties"]["ScheduleExpression"] == "cron(17 3 * * ? *)"
-    segments = json.loads(rule["Properties"]["Targets"][0]["Input"])["segments"]
+    # auditHour 9 in auditTimeZone UTC by default: an unrepaired finding pages when someone is at work.
+    assert schedule["ScheduleExpression"] == "cron(17 9 * * ? *)"
+    assert schedule["ScheduleExpressionTimezone"] == "UTC"
+    segments = json.loads(schedule["Target"]["Input"])["segments"]
     assert segments == [{"segment": n, "totalSegments": len(segments)} for n in range(len(segments))]
+    assert json.loads(synth.json["Outputs"]["AuditRunInput"]["Value"]) == {"segments": segments}
 
 
 def test_nothing_but_the_state_machine_invokes_the_audit(synth: Synth) -> None:

@@ -23,7 +23,15 @@ def _report(synth: Synth, what: str) -> list[str]:
 def test_retained_resources_are_the_documented_ones(synth: Synth) -> None:
     kinds = sorted(line.split()[0] for line in _report(synth, "retained"))
     # docs/infra.md "Destroy" lists these with their reasons.
-    assert kinds == ["AWS::ApiGateway::Account", "AWS::Cognito::UserPool", "AWS::DynamoDB::Table", "AWS::IAM::Role"]
+    assert kinds == [
+        "AWS::ApiGateway::Account",
+        "AWS::Backup::BackupVault",
+        "AWS::Cognito::UserPool",
+        "AWS::DynamoDB::Table",
+        "AWS::IAM::Role",
+        "AWS::Logs::LogGroup",  # the access log
+        "AWS::Logs::LogGroup",  # the WAF log
+    ]
 
 
 def test_sizes_cover_every_function_and_layer(synth: Synth) -> None:

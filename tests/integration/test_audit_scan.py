@@ -120,8 +120,8 @@ def test_the_worker_invokes_nothing(audit_table, raw_client, uid, monkeypatch): 
     assert "boto3" not in source and "invoke(" not in source
     _seed_broken_table(raw_client, audit_table, uid)
     with running("audit_locks"):
-        step = worker.handler({"segment": 0, "totalSegments": 1, "startKey": None}, _context())
-    assert step["done"] is True and step["startKey"] is None and step["findings"] == 3
+        step = worker.handler({"segment": 0, "totalSegments": 1, "checkpoint": None}, _context())
+    assert step["done"] is True and step["checkpoint"] is None and step["findings"] == 3
 
 
 def _context() -> Any:
@@ -141,10 +141,10 @@ def test_parallel_segments_find_exactly_what_the_sequential_audit_finds(audit_ta
     assert parallel.accounts_scanned == sequential.accounts_scanned
 
 
-def test_a_continuation_survives_json_and_rejects_a_segment_outside_the_run() -> None:
+def test_a_continuation_survives_json_and_rejects_a_segment_outside_the_run(audit_table) -> None:  # noqa: F811
     import json
 
     where = audit_scan.Continuation(2, 4, {"PK": {"S": "ACCT#x"}, "SK": {"S": "PROFILE"}})
-    assert audit_scan.Continuation.from_event(json.loads(json.dumps(where.as_event()))) == where
+    assert audit_scan.Continuation.from_event(json.loads(json.dumps(where.to_event()))) == where
     with pytest.raises(ValueError):
         audit_scan.Continuation.from_event({"segment": 4, "totalSegments": 4})

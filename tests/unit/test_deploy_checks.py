@@ -14,7 +14,8 @@ from botocore.stub import Stubber
 from infra import naming, settings
 from scripts import check_account, stack_policy
 
-ACCOUNT = "111122223333"
+ACCOUNT = "111122223333"  # config/dev.json
+PROD_ACCOUNT = "444455556666"  # config/prod.json
 REGION = "eu-west-1"
 PROD_RESERVED = {"settlementReservedConcurrency": 10, "auditReservedConcurrency": 4, "sweeperReservedConcurrency": 1}
 
@@ -50,10 +51,10 @@ def session() -> Iterator[StubbedSession]:
         stub.assert_no_pending_responses()
 
 
-def _identity(session: StubbedSession) -> None:
+def _identity(session: StubbedSession, account: str = ACCOUNT) -> None:
     session.stub("sts").add_response(
         "get_caller_identity",
-        {"Account": ACCOUNT, "Arn": f"arn:aws:iam::{ACCOUNT}:user/deployer", "UserId": "AIDEXAMPLE"},
+        {"Account": account, "Arn": f"arn:aws:iam::{account}:user/deployer", "UserId": "AIDEXAMPLE"},
     )
 
 
@@ -101,6 +102,19 @@ def test_unusable_credentials_are_refused(session: StubbedSession) -> None:
         check_account.check(session, "dev", {})  # type: ignore[arg-type]
 
 
+def test_another_accounts_credentials_are_refused_before_anything_is_deployed(session: StubbedSession) -> None:
+    _identity(session, PROD_ACCOUNT)  # prod's credentials, a deploy of dev
+    with pytest.raises(check_account.NotReady, match=f"account {PROD_ACCOUNT}'s; ddbguard-dev deploys to account"):
+        check_account.check(session, "dev", {})  # type: ignore[arg-type]
+
+
+def test_another_region_is_refused_before_any_call() -> None:
+    stubbed = StubbedSession("us-east-1")
+    with pytest.raises(check_account.NotReady, match="deploys to eu-west-1"):
+        check_account.check(stubbed, "prod", PROD_RESERVED)  # type: ignore[arg-type]
+    assert stubbed.clients == {}
+
+
 def test_an_unbootstrapped_account_is_told_the_command(session: StubbedSession) -> None:
     _identity(session)
     session.stub("ssm").add_client_error("get_parameter", service_error_code="ParameterNotFound")
@@ -124,7 +138,7 @@ def test_nothing_reserved_needs_no_quota_call(session: StubbedSession) -> None:
 
 
 def test_a_new_accounts_quota_refuses_prods_reservations_and_says_what_to_request(session: StubbedSession) -> None:
-    _identity(session)
+    _identity(session, PROD_ACCOUNT)
     _bootstrap(session)
     _quota(session, limit=10, unreserved=10)
     _no_stack(session, naming.stack_name("prod"))
@@ -138,7 +152,7 @@ def test_a_new_accounts_quota_refuses_prods_reservations_and_says_what_to_reques
 
 
 def test_a_standard_quota_takes_prods_reservations(session: StubbedSession) -> None:
-    _identity(session)
+    _identity(session, PROD_ACCOUNT)
     _bootstrap(session)
     _quota(session, limit=1000, unreserved=1000)
     _no_stack(session, naming.stack_name("prod"))
@@ -148,7 +162,7 @@ def test_a_standard_quota_takes_prods_reservations(session: StubbedSession) -> N
 
 def test_a_redeploy_counts_the_stacks_own_reservations_as_room(session: StubbedSession) -> None:
     # 115 in the account, 15 already reserved by this very stack: unreserved is 100, and the redeploy fits.
-    _identity(session)
+    _identity(session, PROD_ACCOUNT)
     _bootstrap(session)
     _quota(session, limit=115, unreserved=100)
     stack_name = naming.stack_name("prod")

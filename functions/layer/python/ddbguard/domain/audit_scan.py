@@ -20,6 +20,7 @@ from typing import NamedTuple, TypedDict
 from ddbguard.domain import lock_audit
 from ddbguard.domain.lock_audit import AuditReport
 from ddbguard.guards.entity import Entity
+from ddbguard.store import audit_checkpoints
 from ddbguard.store.segment_scan import WireKey, scan_segment_page
 
 # A page of 1000 items with its by-key reads takes well under this on DynamoDB; stop before the last one.
@@ -27,11 +28,13 @@ PAGE_SECONDS_RESERVE = 30.0
 
 
 class ContinuationEvent(TypedDict):
-    """A continuation as the state machine carries it from one invocation to the next."""
+    """A continuation as the state machine carries it from one invocation to the next: the segment, and where it
+    goes on as an opaque checkpoint token (ddbguard.store.audit_checkpoints), never the Scan's key, which may be a
+    lock's (`UNIQ#EMAIL#<address>`) and would put personal data into the execution's history."""
 
     segment: int
     totalSegments: int
-    startKey: WireKey | None
+    checkpoint: str | None
 
 
 class Continuation(NamedTuple):
@@ -41,18 +44,26 @@ class Continuation(NamedTuple):
     total_segments: int
     start_key: WireKey | None = None
 
-    def as_event(self) -> ContinuationEvent:
-        return ContinuationEvent(segment=self.segment, totalSegments=self.total_segments, startKey=self.start_key)
+    def to_event(self) -> ContinuationEvent:
+        """The event the state machine carries: the start key kept in the table, its token in the event."""
+        token = audit_checkpoints.save(self.start_key) if self.start_key else None
+        return ContinuationEvent(segment=self.segment, totalSegments=self.total_segments, checkpoint=token)
 
     @classmethod
     def from_event(cls, event: Mapping[str, object]) -> Continuation:
-        """From the state machine's event (JSON): the fields of `ContinuationEvent`, checked."""
-        segment, total, start_key = _whole(event["segment"]), _whole(event["totalSegments"]), event.get("startKey")
+        """From the state machine's event (JSON): the fields of `ContinuationEvent`, checked, the checkpoint's key
+        read back from the table."""
+        if "segment" not in event or "totalSegments" not in event:
+            raise ValueError(
+                "not a segment of an audit run: the worker takes {segment, totalSegments, checkpoint} from the audit's "
+                "state machine; start a run with the stack's AuditRunInput (docs/operations.md, 'Long jobs')"
+            )
+        segment, total, token = _whole(event["segment"]), _whole(event["totalSegments"]), event.get("checkpoint")
         if total < 1 or not 0 <= segment < total:
             raise ValueError(f"segment {segment} of {total} is not a segment of a run")
-        if start_key is not None and not isinstance(start_key, dict):
-            raise ValueError("startKey is not a key DynamoDB returned")
-        return cls(segment, total, start_key or None)
+        if token is not None and not isinstance(token, str):
+            raise ValueError("checkpoint is not a token this audit made")
+        return cls(segment, total, audit_checkpoints.load(token) if token else None)
 
 
 def _whole(value: object) -> int:

@@ -1,0 +1,53 @@
+"""docs/infra.md's costs and docs/capacity.md's sizing are the model's (infra/cost_model.py), rendered from the
+synthesized prod and dev templates, the bench's results and config/prod.json; and production's configuration
+covers the busiest minute the model sizes it for."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from infra import cost_model
+from infra.api import Throttle
+from routes import ROUTES
+
+from .conftest import REPO_ROOT
+from .cost_figures import edge_sizing, expected_documents, facts
+
+if TYPE_CHECKING:
+    from conftest import Synth
+
+
+def test_the_documents_hold_the_models_figures(prod_synth: Synth, dev_synth: Synth) -> None:
+    documents = expected_documents(facts(prod_synth.stack, prod_synth.json), facts(dev_synth.stack, dev_synth.json))
+    for path, text in documents.items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name}: run `make regenerate`"
+
+
+def test_prods_throttles_cover_the_busiest_minute_and_one_caller_takes_a_small_share() -> None:
+    sizing = edge_sizing()
+    assert sizing.route_rate >= cost_model.busiest_route_need()
+    assert sizing.token_per_minute / 60 <= 0.1 * sizing.route_rate
+    # The model's split is the stack's (infra/api.py).
+    throttle = Throttle.split(sizing.stage_rate, sizing.stage_burst, routes=len(ROUTES), mocks=sizing.mock_methods)
+    assert (throttle.route_rate, throttle.route_burst) == (sizing.route_rate, sizing.route_burst)
+
+
+def test_the_whole_stage_at_its_budget_fits_the_accounts_default_concurrency() -> None:
+    shapes = cost_model.BenchShapes.read()
+    _route, p99 = shapes.slowest_route()
+    prod = json.loads((REPO_ROOT / "config" / "prod.json").read_text(encoding="utf-8"))
+    reserved = sum(prod[key] for key in prod if key.endswith("ReservedConcurrency"))
+    assert edge_sizing().stage_rate * p99 / 1000 <= 1000 - reserved
+
+
+def test_the_assumptions_are_prods_configuration() -> None:
+    prod = json.loads((REPO_ROOT / "config" / "prod.json").read_text(encoding="utf-8"))
+    assert cost_model.ASSUMPTIONS.backup_copies == prod["backupRetentionDays"]
+
+
+def test_the_bench_shapes_are_read_from_its_results() -> None:
+    shapes = cost_model.BenchShapes.read()
+    assert len(shapes.route_p99_ms) >= 10 and all(value > 0 for value in shapes.route_p99_ms.values())
+    assert [items for items, _segments, _units in sorted(shapes.audit_units)] == [10_000, 100_000]
+    assert 0.01 < shapes.audit_units_per_item() < 0.1  # eventually consistent Scan: a few hundred bytes an item
