@@ -61,7 +61,7 @@ help:
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
 	@echo "make bench                    benchmarks; prints a table"
-	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
+	@echo "make soak [SOAK_MIN=10]       idempotency fault matrix (200 trials per route and fault), then the API model machine"
 
 # synth, diff, deploy and destroy act on one named environment (its stack ddbguard-<env>, its config file).
 require-env:
@@ -271,9 +271,12 @@ sweep: install
 bench: install
 	$(PY) -m bench $(BENCH)
 
-# The idempotency fault matrix at full strength: 200 trials per money route and fault.
+# The idempotency fault matrix at full strength (200 trials per money route and fault), then the API state machine
+# against the model for SOAK_MIN minutes (default 10; SOAK_SEED repeats a run, its seed printed first).
 soak: install
 	DDBGUARD_FAULT_TRIALS=200 $(PY) -m pytest tests/integration/test_idempotency_faults.py -q
+	SOAK_MIN=$(or $(SOAK_MIN),10) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) \
+		$(PY) -m pytest tests/soak/soak_api_machine.py -q -s -p no:logging
 
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache .local/layers .coverage
