@@ -18,7 +18,7 @@ from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
 from local.stream_settler import StreamSettler
 from local.table import ensure_table
-from tests.support import settlement
+from tests.support import progress, settlement
 from tests.support.table_access import SESSION_LOG, WHOLE_SUITE
 
 # Tests wait for events, never for a clock: no per-example deadline and no "generation too slow" check, which a
@@ -28,6 +28,10 @@ settings.load_profile("ddbguard")
 
 TABLE = "ddbguard-test"
 TABLE_ACCESS_TEST = "test_table_access.py"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    progress.register(config)  # elapsed time and an estimate in place of pytest's count-based percentage
 
 
 @pytest.fixture(scope="session")
