@@ -143,6 +143,12 @@ SNAP_START = ContextKey(
     "true: SnapStart on the route functions' published versions; the API invokes each one's `live` alias (restored "
     "from a snapshot).",
 )
+HOTSWAP = ContextKey(
+    "hotswap",
+    False,
+    "true: `make watch ENV=<env>` may hotswap this environment's function code (cdk watch; the stack drifts from "
+    "its template until the next deploy): for a development stack, never prod.",
+)
 
 # What `make deploy` adds up against the account's concurrency quota (scripts/check_account.py).
 RESERVED_CONCURRENCY_KEYS = (SETTLEMENT_RESERVED_CONCURRENCY, AUDIT_RESERVED_CONCURRENCY, SWEEPER_RESERVED_CONCURRENCY)
@@ -181,6 +187,7 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     TRACING,
     OTEL_LAYER_ARN,
     SNAP_START,
+    HOTSWAP,
 )
 BY_NAME = {key.name: key for key in ALL_KEYS}
 
