@@ -82,7 +82,7 @@ class Estimate:
             return f" [{clock(elapsed_s)} elapsed]"
         share = min(1.0, self.done / total)
         left = "" if self.done <= 0 else f", ~{clock((total - self.done) * elapsed_s / self.done)} left"
-        return f" [{int(share * 100):3d}% {clock(elapsed_s)} elapsed{left}]"
+        return f" [{int(share * 100 + 1e-6):3d}% {clock(elapsed_s)} elapsed{left}]"  # sums in another order
 
 
 class TimeProgress:
@@ -114,6 +114,7 @@ class TimeProgress:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.estimate.collected([item.nodeid for item in session.items])
 
+    @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if not self.estimate.weights:  # every worker collects the same ids
             self.estimate.collected(list(ids))
