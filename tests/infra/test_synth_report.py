@@ -13,7 +13,7 @@ from infra import constants, synth_report
 from infra.assembly import stack_templates
 
 if TYPE_CHECKING:
-    from conftest import Synth
+    from conftest import CfnLint, Synth
 
 
 def _cdk_out(tmp_path: Path, violations: list[dict]) -> Path:
@@ -57,9 +57,12 @@ def test_make_synth_removes_the_last_synths_reports_before_it_runs() -> None:
 
 
 def test_the_report_lints_each_route_groups_nested_template(
-    synth: Synth, tmp_path: Path, capsys: pytest.CaptureFixture
+    synth: Synth, tmp_path: Path, capsys: pytest.CaptureFixture, cfn_lint: CfnLint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A finding planted in one nested template (a function without tracing, WS1000) fails `make synth`'s report."""
+    """A finding planted in one nested template (a function without tracing, WS1000) fails `make synth`'s report.
+    The report lints through the session's cfn-lint (once per template): the copied, unchanged templates passed in
+    test_cfn_lint.py, the planted one is linted afresh."""
+    monkeypatch.setattr(synth_report, "cfn_lint_findings", cfn_lint.findings)
     out = tmp_path / "cdk.out"
     shutil.copytree(synth.assembly_dir, out, ignore=shutil.ignore_patterns("asset.*"))
     assert synth_report.main(["--cdk-out", str(out)]) == 0
