@@ -21,6 +21,7 @@ SUITE = {
 
 def _run(folder: Path, durations: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "DDBGUARD_TEST_DURATIONS": str(durations), "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # a bare pytest: the installed plugins (schemathesis...) cost seconds
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(folder), "-p", "no:cacheprovider", "-p", "no:randomly"],
         cwd=folder,
