@@ -40,7 +40,8 @@ class Outcome:
 
 
 def refused_by(trace: TracebackType | None) -> str | None:
-    """The innermost layer module on the refusal's traceback: `guards.money`, `domain.orders`, `edge.headers`."""
+    """The innermost layer module on the refusal's traceback: `guards.money`, `domain.orders`, or for the edge
+    (`ddbguard_api.headers`) edge.headers."""
     found = None
     while trace is not None:
         module = str(trace.tb_frame.f_globals.get("__name__", ""))
