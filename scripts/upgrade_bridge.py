@@ -121,9 +121,9 @@ def summary(stack: str, bridge: Bridge, to_do: list[str]) -> str:
     kinds = Counter(bridge.removed.values())
     removed = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
     lines = [
-        f"{stack}: change set {CHANGE_SET} is ready and checked. It removes {removed}, "
-        f"and changes nothing else ({', '.join(sorted(bridge.pruned)) or 'no resource'} only lose DependsOn "
-        "entries). The stage keeps serving the deployment it serves now.",
+        f"{stack}: change set {CHANGE_SET} is ready and checked. It removes {removed}, and changes nothing "
+        f"else (the DependsOn of {', '.join(sorted(bridge.pruned))} loses their names). The stage keeps serving "
+        "the deployment it serves now.",
         *[f"Before `make deploy`: {note}" for note in to_do],
         f"Execute it: aws cloudformation execute-change-set --stack-name {stack} --change-set-name {CHANGE_SET}",
     ]
