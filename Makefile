@@ -45,7 +45,7 @@ help:
 	@echo "make deploy ENV=<env> [CONTEXT='-c k=v']  account checks, then cdk deploy with config/<env>.json (keys: docs/infra.md)"
 	@echo "make destroy ENV=<env>        list what stays (retained), then cdk destroy (after lifting termination protection)"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
-	@echo "make upgrade-bridge ENV=<env> first of two updates moving a stack from before route groups (docs/infra.md; after make synth)"
+	@echo "make upgrade-bridge ENV=<env>  first of two updates moving a stack deployed before route groups (docs/infra.md)"
 	@echo "make page-test ENV=<env>      send a test page through the Critical alarms' path (needs credentials)"
 	@echo "make lock-remedy ENV=<env> ACCOUNT=.. FIELD=.. VALUE=..   on-call remedy for an unrepaired lock (docs/operations.md)"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
