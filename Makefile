@@ -28,15 +28,17 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
 
 help:
-	@echo "make run                      serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR)"
-	@echo "make test                     every tier below, in one pytest run, with the layer's coverage and its floor (what CI runs after make lint)"
-	@echo "make test-unit                pure-Python tests: no Java, Node or browser (about 90 s on a busy 2-core machine)"
+	@echo "make run [DEBUG=<function>]   serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR, LOG_FORMAT=json)"
+	@echo "make test                     every tier in parallel, then the whole-suite checks, with the layer's coverage and its floor (CI runs it after make lint)"
+	@echo "make test-unit                pure-Python tests: no Java, Node or browser (the inner loop)"
 	@echo "make test-integration         layer and handlers against a private DynamoDB Local (Java)"
-	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser test"
+	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser tier when Chromium is here"
 	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
+	@echo "make browser                  install headless Chromium (Debian's chromium, apt-get) for the browser tier"
+	@echo "make figures                  write the README's test figures from the last whole make test"
 	@echo "make synth ENV=<env>          cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
 	@echo "make headroom                 regenerate the CloudFormation headroom figures in docs/infra.md (two synths)"
@@ -44,6 +46,7 @@ help:
 	@echo "make diff ENV=<env> [CONTEXT='-c k=v']    cdk diff against the deployed stack ddbguard-<env> (needs credentials)"
 	@echo "make deploy ENV=<env> [CONTEXT='-c k=v']  account checks, then cdk deploy with config/<env>.json (keys: docs/infra.md)"
 	@echo "make destroy ENV=<env>        list what stays (retained), then cdk destroy (after lifting termination protection)"
+	@echo "make watch ENV=<env>          cdk watch: hotswap function code on save (only where config/<env>.json sets hotswap: dev)"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
 	@echo "make upgrade-bridge ENV=<env>  first of two updates moving a stack deployed before route groups (docs/infra.md)"
 	@echo "make page-test ENV=<env>      send a test page through the Critical alarms' path (needs credentials)"
@@ -62,7 +65,7 @@ help:
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
 	@echo "make bench                    benchmarks; prints a table"
-	@echo "make soak                     idempotency fault matrix, 200 trials per route and fault"
+	@echo "make soak [SOAK_MIN=10] [SOAK_SEED=n]   idempotency fault matrix (200 trials per route and fault), then the API model machine"
 
 # synth, diff, deploy and destroy act on one named environment (its stack ddbguard-<env>, its config file).
 require-env:
@@ -107,16 +110,18 @@ venv: $(STAMP_PY)
 
 browser: chromium
 
-# Debian's chromium, for the screenshot tests (make test); needs root or sudo for apt-get.
+# Debian's chromium, for the browser tier (tests marked `browser`); needs root or sudo for apt-get. make test does not
+# install it: without it the tier is reported SKIPPED with this command. apt-get's screen of package lines goes to a log.
+CHROMIUM_LOG := .local/chromium-install.log
 chromium: $(STAMP_CHROMIUM)
 
 $(STAMP_CHROMIUM):
 	@mkdir -p $(dir $@)
 	@command -v chromium >/dev/null 2>&1 || { \
-		echo "ddbguard: installing Debian's chromium for the browser screenshot tests (apt-get)" >&2; \
+		echo "ddbguard: installing Debian's chromium for the browser tier (apt-get; about 100 s, its output in $(CHROMIUM_LOG))" >&2; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >&2; } \
-		|| { echo "ddbguard: chromium could not be installed (apt-get); the screenshot tests need it" >&2; exit 1; }
+		{ $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } >$(CHROMIUM_LOG) 2>&1; } \
+		|| { echo "ddbguard: chromium could not be installed (apt-get; see $(CHROMIUM_LOG)); the browser tier will be skipped" >&2; exit 1; }
 	@command -v chromium >/dev/null 2>&1 && touch $@ || true
 
 run: install
@@ -128,8 +133,9 @@ seed: install
 browse: install
 	@$(PY) -m local.browse
 
-# Tiers, by folder. `make test` runs them all in one pytest run, so the whole-suite checks
-# (tests/test_table_access.py) can judge every grant; each tier alone is quicker.
+# Tiers, by folder. `make test` runs them all, in parallel (pytest-xdist: a DynamoDB Local per worker), then the
+# whole-suite checks (tests/test_table_access.py, tests/test_readme_figures.py) on every call and count of that run
+# (tests/suite.py); each tier alone is quicker.
 UNIT_TESTS        := tests/unit
 INTEGRATION_TESTS := tests/integration tests/test_table_access.py
 HTTP_TESTS        := tests/http tests/api
@@ -140,8 +146,15 @@ INFRA_TESTS       := tests/infra
 # COVERAGE_CORE=sysmon: coverage through sys.monitoring (Python 3.12+), a fraction of the tracer's overhead.
 COVERAGE := --cov --cov-report=term-missing:skip-covered
 
-test: install chromium
-	COVERAGE_CORE=sysmon $(PY) -m pytest $(COVERAGE)
+# WORKERS: pytest-xdist workers (default: one per core, at least 2; WORKERS=1 runs in one process).
+WORKERS ?=
+
+test: install
+	COVERAGE_CORE=sysmon $(PY) -m tests.suite $(if $(WORKERS),--workers $(WORKERS)) $(COVERAGE)
+
+# The README's test figures (counts per tier, the run's time and load), from the last whole `make test`.
+figures: venv
+	@$(PY) scripts/readme_figures.py --write
 
 test-unit: venv
 	$(PY) -m pytest $(UNIT_TESTS) -q
@@ -149,14 +162,17 @@ test-unit: venv
 test-integration: install
 	$(PY) -m pytest $(INTEGRATION_TESTS) -q
 
-test-http: install chromium
+test-http: install
 	$(PY) -m pytest $(HTTP_TESTS) -q
 
 test-infra: install
 	$(PY) -m pytest $(INFRA_TESTS) -q
 
 # Ends with one line: cdk-nag findings (acknowledged / open) and cfn-lint's result; fails on any open finding.
+# The last synth's reports go first: a synth that fails before writing its own must not show their counts.
 synth: require-env install
+	@echo "ddbguard: cdk synth ENV=$(ENV): the stack with cdk-nag (about 30 s; a minute on a busy machine), then cfn-lint on each template (about 20 s)" >&2
+	@rm -f cdk.out/validation-report.json cdk.out/$(STACK).metadata.json
 	@$(CDK) synth --no-notices --quiet $(ENV_CONTEXT); status=$$?; \
 	$(PY) -m infra.synth_report --cdk-status $$status
 
@@ -210,6 +226,11 @@ page-test: require-env install
 lock-remedy: require-env install
 	@test -n "$(ACCOUNT)" && test -n "$(FIELD)" && test -n "$(VALUE)" || { echo "usage: make lock-remedy ENV=<env> ACCOUNT=<accountId> FIELD=email|username VALUE=<new value>" >&2; exit 2; }
 	@$(PY) scripts/lock_remedy.py $(ENV) --account "$(ACCOUNT)" --field "$(FIELD)" --value "$(VALUE)"
+
+# The cloud loop: cdk watch on ddbguard-<env>, function code hotswapped on save; refused unless config/<env>.json
+# sets "hotswap": true (dev). DRY_RUN=1 prints the command.
+watch: require-env install
+	@$(PY) scripts/cdk_watch.py $(ENV) $(CONTEXT) $(if $(DRY_RUN),--dry-run)
 
 smoke:
 	@test -n "$(URL)" && test -n "$(TOKEN)" || { echo "usage: make smoke URL=<stage url> TOKEN=<Cognito ID token>" >&2; exit 2; }
@@ -277,9 +298,12 @@ sweep: install
 bench: install
 	$(PY) -m bench $(BENCH)
 
-# The idempotency fault matrix at full strength: 200 trials per money route and fault.
+# The idempotency fault matrix at full strength (200 trials per money route and fault), then the API state machine
+# against the model for SOAK_MIN minutes (default 10; SOAK_SEED repeats a run, its seed printed first).
 soak: install
 	DDBGUARD_FAULT_TRIALS=200 $(PY) -m pytest tests/integration/test_idempotency_faults.py -q
+	SOAK_MIN=$(or $(SOAK_MIN),10) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) \
+		$(PY) -m pytest tests/soak/soak_api_machine.py -q -s -p no:logging
 
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache .local/layers .coverage

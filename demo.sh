@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ddbguard walk-through over HTTP: every route, with curl, against a running `make run`.
 #
-#   ./demo.sh [BASE_URL] [TOKEN]        defaults: $BASE_URL or http://127.0.0.1:3000, $TOKEN
+#   ./demo.sh [BASE_URL] [TOKEN]        defaults: $BASE_URL or http://127.0.0.1:${PORT:-3000}, $TOKEN
 #   export TOKEN=$(make -s token) && ./demo.sh
 #
 # It makes its own accounts (unique values per run), so it can run any number of times. Each
@@ -9,7 +9,7 @@
 # status is not the expected one. Needs curl and python3 (to read JSON fields).
 set -euo pipefail
 
-BASE_URL=${1:-${BASE_URL:-http://127.0.0.1:3000}}
+BASE_URL=${1:-${BASE_URL:-http://127.0.0.1:${PORT:-3000}}}
 TOKEN=${2:-${TOKEN:-}}
 if [ -z "$TOKEN" ]; then
   echo "demo.sh: no token: export TOKEN=\$(make -s token) or pass it as the second argument" >&2

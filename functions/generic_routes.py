@@ -32,16 +32,20 @@ def entity_route(entity: Entity, method: str, path: str, handler: str, **facts: 
         derived.update(status=201, location=f"{path}/{{{entity.id_field}}}")
     elif method == "GET":
         access, problems = {"GetItem": (items,)}, absent
-    elif method == "PATCH":  # a unique change reads the item, then swaps the locks in one transaction
-        access = {"UpdateItem": (items,)}
+    elif method == "PATCH":
+        # Unkeyed: one UpdateItem. Keyed: the item and the marker read together, then the update and the marker in
+        # one transaction. A unique change reads the item, then swaps the locks in that transaction.
+        access = {"BatchGetItem": (items, REQUEST_MARKERS), "UpdateItem": (items,), "PutItem": (REQUEST_MARKERS,)}
         if locks:
-            access = {"GetItem": (items,), **access, "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
+            access = {**access, "GetItem": (items,), "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
         problems = {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
-    elif method == "DELETE":  # with locks or an index entry, read first (with the marker, given a key)
-        access = {"DeleteItem": (items,), "PutItem": (REQUEST_MARKERS,)}
+    elif method == "DELETE":
+        # The item becomes its tombstone (a Put). With locks or an index entry, read first (with the marker, given
+        # a key), and delete those in the same transaction (and whatever else the domain's delete takes with it).
+        access = {"PutItem": (items, REQUEST_MARKERS)}
         if locks or index:
             read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
-            access = {**read, "DeleteItem": (items, *locks, *index), "PutItem": (REQUEST_MARKERS,)}
+            access = {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (items, *locks, *index)}
         problems, derived["response"] = absent, None
         derived.update(status=204)
     else:

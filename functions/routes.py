@@ -76,8 +76,9 @@ ROUTES: tuple[Route, ...] = (
         "/accounts/{accountId}",
         f"{GENERIC_HANDLERS}.get_account",
     ),
-    # A displayName change is one UpdateItem; a unique change reads the account, then one transaction puts the new
-    # lock (and the marker), deletes the old and updates the account at its version (the generic change's access).
+    # An unkeyed displayName or closing change is one UpdateItem; a keyed change, or a unique one, reads the account
+    # (keyed: with the marker), then one transaction puts the new lock (and the marker), deletes the old and updates
+    # the account at its version (the generic change's access).
     entity_route(
         ACCOUNT,
         "PATCH",
@@ -86,8 +87,9 @@ ROUTES: tuple[Route, ...] = (
         body="UpdateAccount",
         rules="ddbguard.domain.accounts",
     ),
-    # Reads the account (with a key: and its marker, in one BatchGetItem); then the account, its empty balance item,
-    # both locks and its owner-index entry go in one transaction, with the marker (the generic delete's access).
+    # Reads the account (with a key: and its marker, in one BatchGetItem); then the account becomes its tombstone and
+    # its empty balance item, both locks and its owner-index entry go in one transaction, with the marker (the generic
+    # delete's access).
     entity_route(
         ACCOUNT,
         "DELETE",
@@ -182,11 +184,21 @@ ROUTES: tuple[Route, ...] = (
         "transfers.create_transfer",
         body="Transfer",
         moves_money=True,
-        # Both balances' exact values come back in one BatchGetItem.
-        access={"PutItem": (ACCOUNTS, REQUEST_MARKERS), "UpdateItem": (ACCOUNTS,), "BatchGetItem": (ACCOUNTS,)},
+        # The recipient's account is checked in the transaction (not closing); both balances' exact values come
+        # back in one BatchGetItem.
+        access={
+            "ConditionCheckItem": (ACCOUNTS,),
+            "PutItem": (ACCOUNTS, REQUEST_MARKERS),
+            "UpdateItem": (ACCOUNTS,),
+            "BatchGetItem": (ACCOUNTS,),
+        },
         status=201,
         response="TransferSent",
-        problems={404: ("ledger_not_found",), 409: ("insufficient_funds",), 422: ("validation_failed",)},
+        problems={
+            404: ("ledger_not_found",),
+            409: ("insufficient_funds", "account_closing"),
+            422: ("validation_failed",),
+        },
     ),
     # Orders: optimistic locking.
     Route(
@@ -241,6 +253,22 @@ ROUTES: tuple[Route, ...] = (
         entity=ORDER,
         response="Order",
         problems={404: ("order_not_found", "ledger_not_found"), 409: ("insufficient_funds", "invalid_transition")},
+    ),
+    Route(
+        "POST",
+        "/orders/{orderId}/refund",
+        "orders.refund_order",
+        moves_money=True,
+        # As paying: the order and the marker together, then one transaction: order -> REFUNDED, balance credit,
+        # refund entry, marker.
+        access={
+            "BatchGetItem": (ORDERS, REQUEST_MARKERS),
+            "PutItem": (ACCOUNTS, REQUEST_MARKERS),
+            "UpdateItem": (ORDERS, ACCOUNTS),
+        },
+        entity=ORDER,
+        response="Order",
+        problems={404: ("order_not_found", "ledger_not_found"), 409: ("invalid_transition",)},
     ),
 )
 

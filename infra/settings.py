@@ -156,6 +156,12 @@ SNAP_START = ContextKey(
     "true: SnapStart on the route functions' published versions; the API invokes each one's `live` alias (restored "
     "from a snapshot).",
 )
+HOTSWAP = ContextKey(
+    "hotswap",
+    False,
+    "true: `make watch ENV=<env>` may hotswap this environment's function code (cdk watch; the stack drifts from "
+    "its template until the next deploy): for a development stack, never prod.",
+)
 
 # Where a named environment deploys: config/<env>.json names both; the stack is synthesized for them and
 # `make deploy` refuses credentials of another account or region (scripts/check_account.py).
@@ -288,6 +294,7 @@ ALL_KEYS: tuple[ContextKey, ...] = (
     CONTRIBUTOR_INSIGHTS,
     AUDIT_HOUR,
     AUDIT_TIME_ZONE,
+    HOTSWAP,
 )
 BY_NAME = {key.name: key for key in ALL_KEYS}
 

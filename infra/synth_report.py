@@ -20,10 +20,12 @@ from infra.assembly import stack_templates
 ACKNOWLEDGED = "aws:cdk:acknowledged-rules"
 
 
-def acknowledged_count(cdk_out: Path) -> int:
+def acknowledged_count(cdk_out: Path) -> int | None:
+    """Acknowledgements in the stack's metadata; None when this synth wrote none (it failed before: `make synth`
+    deletes the last synth's reports first, so no earlier count is shown as this one's)."""
     path = cdk_out / f"{constants.STACK_ID}.metadata.json"
     if not path.exists():
-        return 0
+        return None
     metadata: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
     return sum(
         len(entry.get("data") or {})
@@ -86,10 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         print(finding)
     lint_text = "not run" if lint is None else ("clean" if not lint else f"{len(lint)} findings")
     open_text = "synthesis failed" if still_open < 0 else f"{still_open} open"
+    acknowledged_text = "no acknowledgements written" if acknowledged is None else f"{acknowledged} acknowledged"
     ignored = ", ".join(cfn_lint_settings()["ignore_checks"])
-    print(
-        f"ddbguard synth: cdk-nag {acknowledged} acknowledged / {open_text}; cfn-lint {lint_text} ({ignored} ignored)"
-    )
+    print(f"ddbguard synth: cdk-nag {acknowledged_text} / {open_text}; cfn-lint {lint_text} ({ignored} ignored)")
     return 0 if args.cdk_status == 0 and still_open == 0 and lint == [] else 1
 
 

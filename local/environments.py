@@ -16,10 +16,11 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from typing import IO, Any, cast
 
+from local.debugging import PORT_VARIABLE as DEBUG_PORT_VARIABLE
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
 
@@ -38,11 +39,13 @@ class InvocationFailed(Exception):
 class ProcessEnvironment:
     """One execution environment: a `local.lambda_runtime` process serving one handler module."""
 
-    def __init__(self, handler: str, quiet: bool, generation: int = 0):
+    def __init__(self, handler: str, quiet: bool, generation: int = 0, debug_port: int | None = None):
         self.handler = handler
         self.generation = generation  # the code version it imported (FunctionEnvironments.generation)
+        env = None if debug_port is None else {**os.environ, DEBUG_PORT_VARIABLE: str(debug_port)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "local.lambda_runtime", handler],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL if quiet else None,
@@ -103,10 +106,12 @@ class ProcessEnvironment:
 class FunctionEnvironments:
     """The environments of one function."""
 
-    def __init__(self, handler: str, max_environments: int, quiet: bool):
+    def __init__(self, handler: str, max_environments: int, quiet: bool, debug_port: int | None = None):
         self.handler = handler
-        self.max_environments = max_environments
+        # Under a debugger, one environment: a second one would need a port of its own (local.debugging).
+        self.max_environments = 1 if debug_port is not None else max_environments
         self.quiet = quiet
+        self.debug_port = debug_port
         self.idle: list[ProcessEnvironment] = []
         self.busy: set[ProcessEnvironment] = set()
         self._changed = threading.Condition()
@@ -124,7 +129,7 @@ class FunctionEnvironments:
                     environment = self.idle.pop()  # the warmest one
                     break
                 if len(self.busy) < self.max_environments:
-                    environment = ProcessEnvironment(self.handler, self.quiet, self.generation)
+                    environment = ProcessEnvironment(self.handler, self.quiet, self.generation, self.debug_port)
                     break
                 self._changed.wait()
             self.busy.add(environment)
@@ -174,9 +179,16 @@ class FunctionEnvironments:
 class ProcessEnvironments:
     """Every function's environments, started lazily; `invoke(route, event, context)` runs one invocation."""
 
-    def __init__(self, *, quiet: bool = False, max_per_function: int = DEFAULT_MAX_PER_FUNCTION):
+    def __init__(
+        self,
+        *,
+        quiet: bool = False,
+        max_per_function: int = DEFAULT_MAX_PER_FUNCTION,
+        debug_ports: Mapping[str, int] | None = None,
+    ):
         self.quiet = quiet
         self.max_per_function = max_per_function
+        self.debug_ports = dict(debug_ports or {})  # handler module -> the port its environment listens on
         self._functions: dict[str, FunctionEnvironments] = {}
         self._lock = threading.Lock()
 
@@ -184,7 +196,9 @@ class ProcessEnvironments:
         with self._lock:
             found = self._functions.get(handler)
             if found is None:
-                found = self._functions[handler] = FunctionEnvironments(handler, self.max_per_function, self.quiet)
+                found = self._functions[handler] = FunctionEnvironments(
+                    handler, self.max_per_function, self.quiet, self.debug_ports.get(handler)
+                )
             return found
 
     def invoke(self, route: Any, event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:

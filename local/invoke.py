@@ -3,9 +3,10 @@
 It runs against the table `make run` serves (found through .local/run.json; DYNAMODB_PORT and
 TABLE_NAME, when set, win) and never starts a database of its own. Output is shaped as Lambda's:
 stdout carries the response alone, exactly as Lambda returns it (one JSON line, `body` a string;
-`| python -m json.tool` works); stderr carries what CloudWatch Logs would show: START, the
-handler's logs (INFO, as deployed; POWERTOOLS_LOG_LEVEL=DEBUG for more) and metrics, END and the
-REPORT line. `--pretty` (PRETTY=1) prints the response indented, with `body` decoded, for people.
+`| python -m json.tool` works); stderr carries the logs: the handler's (INFO, as deployed: one line for the
+request; POWERTOOLS_LOG_LEVEL=DEBUG adds each DynamoDB call), its metrics and the REPORT line, one readable line
+each (local.log_lines); LOG_FORMAT=json prints them as CloudWatch Logs would hold them, between START and END.
+`--pretty` (PRETTY=1) prints the response indented, with `body` decoded, for people.
 The handler runs in this process, so a breakpoint in it (or in the layer) stops there.
 
 The event is an API Gateway REST proxy event, as events/ holds or `sam local generate-event
@@ -18,7 +19,9 @@ apigateway aws-proxy` writes. What a handler needs from it, and what this tool f
   `/{proxy+}` one) is fitted to it: method, resource, path and path parameters from the route
   table (the demo world's ids unless the event names them);
 - query parameters the operation does not take (SAM's sample `foo=bar`) are dropped;
-- a body without `Content-Type` is sent as `application/json`.
+- a body without `Content-Type` is sent as `application/json`;
+- `headers` and `multiValueHeaders` (API Gateway sends both, the handler reads the latter) are made to agree:
+  where they differ, the value in `headers` wins, as the one people edit.
 Every change made to the event is said on stderr.
 """
 
@@ -39,7 +42,7 @@ import routes
 from local.events import event_path
 from local.invocation import running
 from local.lambda_runtime import report_line
-from local.metric_lines import for_people
+from local.log_lines import for_people, raw_requested
 
 USAGE = "make invoke FN=<operation> [EVENT=events/<operation>.json] [SUB=<sub>] [GROUPS=<group,...>] [PRETTY=1]"
 
@@ -131,6 +134,31 @@ def with_caller(event: dict[str, Any], route: routes.Route, sub: str | None, gro
     return event
 
 
+def with_consistent_headers(event: dict[str, Any]) -> dict[str, Any]:
+    """`multiValueHeaders` agreeing with `headers`: an edited Idempotency-Key in `headers` alone would otherwise be
+    ignored (the handler reads `multiValueHeaders`), and the request answered as a replay of the old key."""
+    single = event.get("headers") or {}
+    multi = event.get("multiValueHeaders")
+    if not single or multi is None:
+        return event
+    by_name = {name.lower(): name for name in multi}
+    changed = []
+    fixed = dict(multi)
+    for name, value in single.items():
+        present = by_name.get(name.lower())
+        if present is None or fixed[present] != [value]:
+            changed.append(name if present is None else present)
+            fixed.pop(present or name, None)
+            fixed[name] = [value]
+    if changed:
+        event = {**event, "multiValueHeaders": fixed}
+        _note(
+            "the event's headers and multiValueHeaders differ on "
+            f"{', '.join(changed)}: using the value in headers for both (API Gateway sends both the same)"
+        )
+    return event
+
+
 def with_content_type(event: dict[str, Any]) -> dict[str, Any]:
     if event.get("body") and _header(event, "Content-Type") is None:
         _set_header(event, "Content-Type", "application/json")
@@ -169,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     out = sys.stdout
     # Logger lines and metrics (Powertools prints both) must not mix with the response.
     sys.stdout = sys.stderr
+    raw = raw_requested()
     parser = argparse.ArgumentParser(prog="make invoke", usage=USAGE, description=__doc__.splitlines()[0])
     parser.add_argument("operation", help="route operation, e.g. " + ", ".join(r.operation for r in routes.ROUTES[:3]))
     parser.add_argument("--event", help="an API Gateway proxy event (default: events/<operation>.json)")
@@ -176,8 +205,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--groups", help="comma-separated cognito:groups, e.g. admin")
     parser.add_argument("--pretty", action="store_true", help="indent the response and decode its body (for people)")
     args = parser.parse_args(argv)
-    if args.pretty:  # for people: metrics as one readable line; without it, the EMF JSON Lambda's logs hold
-        sys.stdout = for_people(sys.stderr)
     try:
         route = routes.by_operation(args.operation)
     except KeyError:
@@ -191,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as error:
         print(error, file=sys.stderr)
         return 2
-    event = with_content_type(with_caller(fit_to_route(event, route), route, args.sub, args.groups))
+    event = with_content_type(
+        with_consistent_headers(with_caller(fit_to_route(event, route), route, args.sub, args.groups))
+    )
 
     from local.dynamodb_local import local_client
     from local.lambda_context import LambdaContext
@@ -210,21 +239,24 @@ def main(argv: list[str] | None = None) -> int:
     if target.explicit:  # a DynamoDB Local of the caller's choosing may not have the table yet
         ensure_table(local_client(target.endpoint), target.table)
     _note(f"{route.key} -> {route.handler} on table {target.table} at {target.endpoint} ({target.source})")
+    sys.stdout = for_people(sys.stderr, route.operation)  # LOG_FORMAT=json: as CloudWatch Logs holds them
     context = LambdaContext(function_name=f"ddbguard-{route.operation}")
     started = time.perf_counter()
     module = importlib.import_module(route.handler)  # the Init phase: this is always a cold start
     init_ms = (time.perf_counter() - started) * 1000
     query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
     event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
-    print(f"START RequestId: {context.aws_request_id} Version: {context.function_version}", file=sys.stderr)
+    if raw:  # Lambda's platform lines around the invocation; for people, the REPORT line alone says it ended
+        print(f"START RequestId: {context.aws_request_id} Version: {context.function_version}")
     started = time.perf_counter()
     try:
         with running(route.operation):
             response = module.handler(event, context)
     finally:
         duration_ms = (time.perf_counter() - started) * 1000
-        print(f"END RequestId: {context.aws_request_id}", file=sys.stderr)
-        print(report_line(context.aws_request_id, duration_ms, init_ms), file=sys.stderr, flush=True)
+        if raw:
+            print(f"END RequestId: {context.aws_request_id}")
+        print(report_line(context.aws_request_id, duration_ms, init_ms), flush=True)
     _print_response(response, out, pretty=args.pretty)
     return 0
 

@@ -28,9 +28,9 @@ ROUTE_DOCS: dict[str, RouteDocs] = {
     ),
     "list_accounts": RouteDocs(reply="The caller's accounts, newest first, one page."),
     "get_account": RouteDocs(summary="The owner's account (admins may read any), with its ETag"),
-    "update_account": RouteDocs(summary="Change email, username or displayName at the expected version"),
+    "update_account": RouteDocs(summary="Change email, username, displayName or closing at the expected version"),
     "delete_account": RouteDocs(
-        reply="Deleted with its locks (and its empty balance item).",
+        reply="Deleted with its locks (and its empty balance item); the id is never given again.",
         summary="The account, its locks and its empty balance item, in one transaction",
     ),
     "open_ledger": RouteDocs(reply="The new, empty balance."),
@@ -46,8 +46,12 @@ ROUTE_DOCS: dict[str, RouteDocs] = {
     "update_order_status": RouteDocs(
         reply="The order after the move.", summary="Move the order's status along the transition table"
     ),
-    "delete_order": RouteDocs(summary="Delete a PENDING or CANCELLED order at the expected version"),
+    "delete_order": RouteDocs(
+        summary="Delete an order that never moved money (PENDING, CANCELLED) at the expected version; its id is never"
+        " given again"
+    ),
     "pay_order": RouteDocs(reply="The PAID order (a replay with the same key answers the first result)."),
+    "refund_order": RouteDocs(reply="The REFUNDED order (a replay with the same key answers the first result)."),
 }
 
 

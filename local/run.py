@@ -1,6 +1,9 @@
 """`make run`: DynamoDB Local + the table + the demo world + the whole API on http://127.0.0.1:$PORT, until Ctrl-C.
 
-While it serves, `.local/run.json` (local/service_state.py) tells the other local tools where it is.
+While it serves, `.local/run.json` (local/service_state.py) tells the other local tools where it is. Its terminal
+shows one readable line per log record (local.log_lines; LOG_FORMAT=json: the lines as deployed): each request's
+outcome, its REPORT line, the settler's metrics. `DEBUG=<function>` puts that function under debugpy
+(local.debugging).
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ import routes
 from ddbguard_api.cors import allowed_origins
 from local.code_watcher import CodeWatcher, affected_handlers
 from local.data_folder_lock import DataFolderClaim, DataFolderInUse, claim_data_folder
+from local.debugging import UnknownFunction, attach_lines
+from local.debugging import from_environment as debug_ports_from_environment
 from local.dynamodb_local import DynamoDBLocal, DynamoDBLocalError, local_client, reachable_from_outside
 from local.environments import ProcessEnvironments
+from local.log_lines import for_people
 from local.paths import FUNCTIONS, ROOT
 from local.port_check import port_problem
 from local.runtime_env import configure
@@ -33,6 +39,13 @@ def main() -> int:
     ddb_port = int(os.environ.get("DYNAMODB_PORT", "8000"))
     table = os.environ.get("TABLE_NAME", "ddbguard")
     data_dir = os.environ.get("DDB_DATA_DIR", ".local/dynamodb")
+    try:
+        debug_ports = debug_ports_from_environment(route.operation for route in routes.ROUTES)
+    except UnknownFunction as error:
+        print(f"ddbguard: {error}", file=sys.stderr)
+        return 2
+    # The stream settler runs its handler in this process: its logs and metrics read like the functions'.
+    sys.stdout = for_people(sys.stdout, "settle_entries")
     problem = port_problem(port, ddb_port)
     if problem is not None:
         print(problem, file=sys.stderr)
@@ -90,7 +103,8 @@ def main() -> int:
         # The table's stream, as the stack's event source mapping would deliver it: settles new entries.
         settler = StreamSettler(database.endpoint, table, local_client(database.endpoint))
         threading.Thread(target=settler.run, args=(stop,), name="stream-settler", daemon=True).start()
-        environments = ProcessEnvironments()
+        by_handler = {route.operation: route.handler for route in routes.ROUTES}
+        environments = ProcessEnvironments(debug_ports={by_handler[op]: port for op, port in debug_ports.items()})
         server = LocalApiServer("127.0.0.1", port, environments=environments)
         reloading = os.environ.get("RELOAD", "1") != "0"
         if reloading:
@@ -129,6 +143,8 @@ def main() -> int:
             )
         if reloading:
             print("ddbguard: watching functions/: a saved change reloads the functions it touches (RELOAD=0: off)")
+        for line in attach_lines(debug_ports):
+            print(line)
         sys.stdout.flush()
         server.serve_forever(poll_interval=0.2)
         return 0

@@ -58,11 +58,12 @@ def seed_demo_world() -> list[StepOutcome]:
     """Run every seed step against the configured table; returns each step's outcome.
 
     A finished walk-through's traces of `ada` are cleared first, so it can run again (local/walkthrough_reset.py).
-    Replayed seed steps count a replay metric; those metric lines are not printed here (not a request's log).
+    Replayed seed steps count a replay metric and log their requests; neither is printed here (the seeder reports
+    its steps itself, in one line).
     """
     from local.walkthrough_reset import reset_finished_walkthrough
 
-    with metrics_unprinted():
+    with metrics_unprinted(), requests_unlogged():
         reset_finished_walkthrough()
         return [_run_step(step) for step in demo.SEED_STEPS]
 
@@ -79,6 +80,21 @@ def metrics_unprinted() -> Iterator[None]:
             os.environ.pop(METRICS_DISABLED_VARIABLE, None)
         else:
             os.environ[METRICS_DISABLED_VARIABLE] = previous
+
+
+@contextmanager
+def requests_unlogged() -> Iterator[None]:
+    """ddbguard's logger logs from WARNING up inside the block: no line per seed request."""
+    import logging
+
+    from ddbguard.observability import logger
+
+    previous = logger.log_level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
 
 
 def report(outcomes: list[StepOutcome]) -> tuple[str, bool]:

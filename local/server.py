@@ -24,11 +24,17 @@ from ddbguard_api import cors
 from ddbguard_api.problems import PROBLEM_JSON, problem_document
 from local import docs_ui
 from local.apigw_events import build_event, match_path
-from local.authorizer import authorize, serve_jwks
+from local.authorizer import JWKS_PATH, authorize, serve_jwks
 from local.environments import ProcessEnvironments
 from local.lambda_context import LambdaContext
+from local.log_lines import readable_prefix
 
 MAX_READ_BYTES = 1024 * 1024  # API Gateway's own limit is 10 MB; handlers refuse past 64 KiB anyway
+GATEWAY = "(api gateway)"  # who answered, in a log line, when no function did
+# Paths the server serves itself, named in its log lines as they are (no id in them).
+_OWN_PATHS = frozenset({*docs_ui.DOCS_PATHS, JWKS_PATH})
+# Whether this request thread's request reached a function (which logs its own line).
+_answered = threading.local()
 
 
 class Environments(Protocol):
@@ -127,7 +133,12 @@ def invoke(
             return _preflight(_origin(headers), methods)
         # Deployed, each resource's ANY method (a mock) answers the same (infra/api.py).
         extra = {"Allow": allow_header(methods), **_cors_headers(_origin(headers))}
-        return _problem(405, "method_not_allowed", f"{method} is not allowed on {path}.", extra)
+        detail = f"{method} is not allowed on {path}."
+        if method == "OPTIONS":  # a browser's preflight, with CORS off: say how to turn it on
+            detail += (
+                f" CORS is off: list the browser app's origin in {cors.ORIGINS_ENV} (make run {cors.ORIGINS_ENV}=...)."
+            )
+        return _problem(405, "method_not_allowed", detail, extra)
     claims = None
     if route.auth:
         authorization = next((v for k, v in headers if k.lower() == "authorization"), None)
@@ -149,6 +160,7 @@ def invoke(
         claims=claims,
     )
     context = LambdaContext(function_name=f"ddbguard-{route.operation}")
+    _answered.by_function = True  # the function logs the request's line itself
     try:
         response = (environments or in_process()).invoke(route, event, context)
     except Exception:  # a crashed Lambda: API Gateway answers 502, and so do we
@@ -175,6 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
 
     def _serve(self) -> None:
+        _answered.by_function = False
         length_header = self.headers.get("Content-Length")
         if self.headers.get("Transfer-Encoding"):
             status, headers, data = _problem(411, "length_required", "Send a Content-Length.")
@@ -228,15 +241,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """One readable line for a request API Gateway answers itself (401, 404, 405, the docs); a function's
+        request has its own line, from the function (ddbguard_api.request_log)."""
+        if getattr(_answered, "by_function", False):
+            return
         # The route template, never the request target: a query string may carry a token or an address.
         method = getattr(self, "command", "") or "-"
-        route = find_route(method, urlsplit(getattr(self, "path", "") or "/").path)[0] if method != "-" else None
-        self.log_message("%s %s %s %s", method, route.path if route is not None else "(no route)", code, size)
+        path = urlsplit(getattr(self, "path", "") or "/").path
+        route = find_route(method, path)[0] if method != "-" else None
+        where = route.path if route is not None else (path if path in _OWN_PATHS else "(no route)")
+        self.log_message("%s %s  status=%s", method, where, code)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - BaseHTTPRequestHandler's signature
         if self.server.quiet:  # type: ignore[attr-defined]
             return
-        sys.stderr.write(f"{self.address_string()} {format % args}\n")
+        sys.stderr.write(f"{readable_prefix(GATEWAY, 'INFO')} {format % args}\n")
 
 
 class LocalApiServer(ThreadingHTTPServer):

@@ -15,7 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from local.invocation import running
 from local.lambda_context import LambdaContext
-from local.metric_lines import for_people
+from local.log_lines import for_people
 from local.runtime_env import configure
 from local.service_state import ServiceNotFound, find_table
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ddbguard: cannot sweep: {error}", file=sys.stderr)
         return 2
     configure(target.endpoint, target.table)
-    sys.stdout = for_people(sys.stdout)  # the sweeper's metrics as one readable line (EMF=1: the JSON)
+    sys.stdout = for_people(sys.stdout, "sweep_pending")  # logs and metrics readable (LOG_FORMAT=json: raw)
     from ddbguard.errors import Busy
 
     try:

@@ -2,9 +2,11 @@
 
 The walk-through creates alice's second account `ada`, renames it, opens its ledger and finally deletes it. Every
 other event replays its first answer on a second pass, but a rename of a deleted account cannot: its replay stamp
-went with the item (404). So once `ada` is gone, this removes the request markers of those four events and any
-item of hers still in the table; the next pass creates `ada` afresh under the same derived id. While `ada` exists
-(a walk-through in progress), nothing is touched. A resource served by the generic operations (its demo item
+went with the item (404). So once `ada` is gone (deleted: her tombstone is all that is left), this removes the
+request markers of those four events and every item of hers still in the table, her tombstone included; the next
+pass creates `ada` afresh under the same derived id. That is the one place an id is given a second life, on
+purpose: a local demo reset, never the service. While `ada` exists (a walk-through in progress), nothing is
+touched. A resource served by the generic operations (its demo item
 created, changed and deleted by the pass, its walk-through steps marking them) is reset the same way: once its
 demo item is gone, the markers of its marked events go.
 
@@ -20,6 +22,7 @@ from typing import Any
 import routes
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.request_identity import RequestIdentity
+from ddbguard.guards.versioning import TOMBSTONE
 from ddbguard.store import keys, schema
 from ddbguard.store.client import client, table_name
 from local import demo, walkthrough_steps
@@ -57,8 +60,14 @@ def _ada_items(ddb: Any, table: str) -> list[dict[str, Any]]:
     return found
 
 
+def _gone(item: dict[str, Any] | None) -> bool:
+    """Absent, or only its tombstone left."""
+    return item is None or item.get(schema.KIND, {}).get("S") == TOMBSTONE
+
+
 def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
-    """The markers of the marked events of every generic resource whose demo item the last pass deleted."""
+    """The markers of the marked events of every generic resource whose demo item the last pass deleted, and the
+    tombstone it left."""
     doomed: list[dict[str, Any]] = []
     for create in routes.ROUTES:
         entity = create.entity
@@ -66,12 +75,14 @@ def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
         if entity is None or not entity.fields or create.method != "POST" or not sample_body:
             continue
         demo_id = sample_body.get(entity.id_field)
-        if demo_id is None or "Item" in ddb.get_item(
-            TableName=table, Key=_attribute_key(dict(entity.key(demo_id, demo.OWNER)))
-        ):
+        if demo_id is None:
+            continue
+        demo_key = _attribute_key(dict(entity.key(demo_id, demo.OWNER)))
+        if not _gone(ddb.get_item(TableName=table, Key=demo_key).get("Item")):
             continue
         marked = [r for r in routes.ROUTES if r.entity is entity and walkthrough_steps.step_of(r).reset_on_rerun]
         doomed += [_attribute_key(_marker_key(route.operation)) for route in marked if route.method != "GET"]
+        doomed.append(demo_key)
     return doomed
 
 
@@ -81,7 +92,7 @@ def reset_finished_walkthrough() -> int:
     ddb, table = client(), table_name()
     doomed = _finished_demo_items(ddb, table)
     account = ddb.get_item(TableName=table, Key=_attribute_key(dict(keys.account_key(demo.ADA_ACCOUNT))))
-    if "Item" not in account:
+    if _gone(account.get("Item")):
         doomed += [_attribute_key(_marker_key(operation)) for operation in ADA_EVENTS]
         doomed += _ada_items(ddb, table)
     removed = 0
@@ -105,7 +116,7 @@ def walkthrough_blockers(api_url: str) -> list[str]:
             continue
         account_id = holder.removeprefix(keys.ACCOUNT_PREFIX)
         account = ddb.get_item(TableName=table, Key=_attribute_key(dict(keys.account_key(account_id)))).get("Item")
-        if account is None:
+        if account is None or _gone(account):
             blockers.append(
                 f"the walk-through's {unique.field} {value!r} is locked by account {account_id}, which no longer "
                 "exists: run `make audit-locks REPAIR=1` to free it"

@@ -81,9 +81,15 @@ STEPS: dict[str, Walkthrough] = {
         16, "cancels the seeded order ord-demo-0002.", {"orderId": "order to cancel"}, if_match=0
     ),
     "pay_order": Walkthrough(17, "pays ord-demo-0001 from alice's ledger.", {"orderId": "order to pay"}),
-    "delete_order": Walkthrough(18, "deletes ord-demo-0003.", {"orderId": "order to delete"}, if_match=0),
+    "refund_order": Walkthrough(
+        18,
+        "refunds ord-demo-0001: its total returns to alice's ledger.",
+        {"orderId": "order to pay"},
+        needs="pay_order",
+    ),
+    "delete_order": Walkthrough(19, "deletes ord-demo-0003.", {"orderId": "order to delete"}, if_match=0),
     "delete_account": Walkthrough(
-        19,
+        20,
         "deletes `ada`, her locks and her empty ledger.",
         _ADA,
         if_match=1,

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as NetworkUnreachable
 
 from infra import environments, naming, settings
 from scripts import deployed
@@ -34,8 +35,19 @@ UNRESERVED_MINIMUM = 100
 CONCURRENCY_QUOTA_CODE = "L-B99A9384"
 
 
+# No answer from AWS at all (no network, DNS, a proxy, a timeout): not a credentials problem, and not said as one.
+NETWORK_ERRORS = (NetworkUnreachable, HTTPClientError)
+
+
 class NotReady(Exception):
     """The account or the session cannot take this deploy; the message says what to do."""
+
+
+def network_problem(error: Exception, region: str | None) -> str:
+    return (
+        f"Cannot reach AWS over the network ({error}). Check the connection, a proxy (HTTPS_PROXY), and that "
+        f"region {region or '(none)'} is the one meant; credentials were not tried."
+    )
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,8 @@ def check(session: boto3.Session, environment: str, reserved: dict[str, int]) ->
         )
     try:
         identity = session.client("sts").get_caller_identity()
+    except NETWORK_ERRORS as error:
+        raise NotReady(network_problem(error, region)) from None
     except (BotoCoreError, ClientError) as error:
         raise NotReady(f"No usable AWS credentials ({error}). Export them or set AWS_PROFILE.") from None
     account = identity["Account"]
@@ -190,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cloudformation = session().client("cloudformation")
             first = not stack_exists(cloudformation, naming.stack_name(arguments.environment))
+        except NETWORK_ERRORS as error:
+            print(f"ddbguard: {network_problem(error, session().region_name)}", file=sys.stderr)
+            return 1
         except (BotoCoreError, ClientError) as error:
             print(f"ddbguard: cannot tell whether the stack exists ({error})", file=sys.stderr)
             return 1
@@ -201,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         ready = check(session(), arguments.environment, reserved)
     except (NotReady, ValueError) as refusal:
         print(f"ddbguard: {refusal}", file=sys.stderr)
+        return 1
+    except NETWORK_ERRORS as error:  # after the identity call: the bootstrap, quota or stack reads
+        print(f"ddbguard: {network_problem(error, session().region_name)}", file=sys.stderr)
         return 1
     print(
         f"deploying {naming.stack_name(arguments.environment)} as {ready.caller} to {ready.account}/{ready.region} "

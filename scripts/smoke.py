@@ -2,7 +2,7 @@
 """Smoke test: run the quickstart against a ddbguard API and exit non-zero on any surprise.
 
     python3 scripts/smoke.py --base-url https://<id>.execute-api.<region>.amazonaws.com/v1 --token "$ID_TOKEN"
-    python3 scripts/smoke.py --base-url http://127.0.0.1:3000 --token "$(make -s token SUB=smoke)"
+    python3 scripts/smoke.py --base-url http://127.0.0.1:${PORT:-3000} --token "$(make -s token SUB=smoke)"
 
 Steps: health, sign-up (POST /accounts), open the ledger, deposit, withdraw, replay the withdrawal with the same
 Idempotency-Key (same status and body, no second effect), read the balance, then empty the ledger and delete the

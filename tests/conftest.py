@@ -18,8 +18,8 @@ from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
 from local.stream_settler import StreamSettler
 from local.table import ensure_table
-from tests.support import settlement
-from tests.support.table_access import SESSION_LOG, WHOLE_SUITE
+from tests.support import browser, progress, scheduling, settlement, tiers, whole_suite
+from tests.support.table_access import SESSION_LOG
 
 # Tests wait for events, never for a clock: no per-example deadline and no "generation too slow" check, which a
 # loaded 2-core machine would trip on correct code. A test's own @settings still adds to this profile.
@@ -27,7 +27,19 @@ settings.register_profile("ddbguard", deadline=None, suppress_health_check=[Heal
 settings.load_profile("ddbguard")
 
 TABLE = "ddbguard-test"
-TABLE_ACCESS_TEST = "test_table_access.py"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    whole_suite.add_option(parser)
+    tiers.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    progress.register(config)  # elapsed time and an estimate in place of pytest's count-based percentage
+    whole_suite.register(config)  # the whole-suite checks last, or in make test's second run (pytest-xdist)
+    tiers.register(config)  # which tier ran, and which was skipped for want of what (the browser)
+    scheduling.register(config)  # pytest-xdist: whole modules, the CDK and `make run` modules grouped
+    config.addinivalue_line("markers", f"{browser.MARKER}: drives headless Chromium (the browser tier)")
 
 
 @pytest.fixture(scope="session")
@@ -77,16 +89,3 @@ def local_server(dynamodb_local: DynamoDBLocal) -> Iterator[str]:
 def uid() -> str:
     """A short unique suffix for this test's values."""
     return uuid.uuid4().hex[:12]
-
-
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The table-access check runs last, after every other test has made its calls."""
-    last = [item for item in items if item.path.name == TABLE_ACCESS_TEST]
-    items[:] = [item for item in items if item.path.name != TABLE_ACCESS_TEST] + last
-    # Whether this run is the whole suite (plain `pytest`/`make test`): only then can a grant be called unused.
-    config.stash[WHOLE_SUITE] = (
-        config.args_source == pytest.Config.ArgsSource.TESTPATHS
-        and not config.option.keyword
-        and not config.option.markexpr
-        and not config.option.deselect
-    )

@@ -22,7 +22,21 @@ from local.paths import ROOT
 # Variables that would point the tools somewhere else than the state file (the test session
 # itself configures TABLE_NAME and the endpoint for its own DynamoDB Local), or make `make`
 # print its directory.
-_STRIPPED = ("DYNAMODB_PORT", "TABLE_NAME", "AWS_ENDPOINT_URL_DYNAMODB", "MAKELEVEL", "MAKEFLAGS", "MFLAGS", "PORT")
+_STRIPPED = (
+    "DYNAMODB_PORT",
+    "TABLE_NAME",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "MAKELEVEL",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "PORT",
+    # The terminal's own choices (log format and level, a debugger) are each test's to make.
+    "LOG_FORMAT",
+    "EMF",
+    "POWERTOOLS_LOG_LEVEL",
+    "DEBUG",
+    "DEBUG_PORT",
+)
 
 
 @dataclass(frozen=True)

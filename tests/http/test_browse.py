@@ -1,8 +1,8 @@
 """`make browse`: dynamodb-admin on the running table, looked at in headless Chromium as a person would.
 
 The screenshot pages are the README's: the demo account's item collection (Query PK) and its
-uniqueness locks (Scan filtered on `owner`). Chromium is Debian's package (`make chromium`
-installs it; here too, when missing and apt-get can run); without it the test is skipped.
+uniqueness locks (Scan filtered on `owner`). Chromium is Debian's package, the browser tier's
+(tests/support/browser.py): `make browser` adds it; without it the screenshot test is skipped, and the run says so.
 """
 
 from __future__ import annotations
@@ -20,24 +20,9 @@ from local import browse, demo
 from local.dynamodb_local import free_port
 from local.paths import ROOT
 from tests.http.running_service import get
+from tests.support import browser
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, timeout=600)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"],
-            capture_output=True,
-            timeout=900,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-        )
-        found = shutil.which("chromium")
-    if found is None:
-        pytest.fail("Debian's chromium is not installed and could not be installed (run `make chromium`)")
-    return found
 
 
 def _headless(chromium: str, *args: str) -> subprocess.CompletedProcess:
@@ -77,8 +62,9 @@ def test_browse_serves_on_loopback_with_the_running_table(demo_service, browser_
     assert status == 200 and demo_service.table.encode() in body
 
 
+@pytest.mark.browser
 def test_screenshot_finds_an_account_and_its_locks(demo_service, browser_url, tmp_path: Path):
-    chromium = _chromium()
+    chromium = browser.chromium()
     table = demo_service.table
     locks_url = browse.account_locks_url(browser_url, table, demo.MAIN_ACCOUNT)
     items_url = browse.account_items_url(browser_url, table, demo.MAIN_ACCOUNT)

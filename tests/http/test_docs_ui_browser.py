@@ -1,28 +1,24 @@
 """/docs renders in a real headless Chromium: the Swagger UI, from local assets, lists every route.
 
-Chromium is the Debian package `chromium`; `make test` installs it when missing (Makefile `browser`).
+Chromium is the Debian package `chromium`, the browser tier's (tests/support/browser.py): `make browser` adds it;
+without it the test is skipped and the run says which tier did not run.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
 import routes
+from tests.support.browser import chromium
 
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("headless Chromium is missing: run `make browser` (apt-get install chromium)")
-    return found
+pytestmark = pytest.mark.browser
 
 
 def _headless(tmp_path, url: str, *mode: str) -> subprocess.CompletedProcess:
     command = [
-        _chromium(),
+        chromium(),
         "--headless",
         "--no-sandbox",  # root in CI; the page is our own
         "--disable-gpu",

@@ -117,5 +117,5 @@ def test_the_access_log_names_the_route_template_never_the_query_string(dynamodb
         server.shutdown()
         server.server_close()
     log = capsys.readouterr().err
-    assert "GET /accounts/{accountId} 401" in log, log
+    assert re.search(r"\(api gateway\) +INFO +GET /accounts/\{accountId\}  status=401$", log, re.MULTILINE), log
     assert secret not in log and account_id not in log

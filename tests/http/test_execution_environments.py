@@ -98,12 +98,14 @@ def test_close_stops_every_environment(environments):
 
 
 def test_each_invocation_logs_a_report_line_with_init_duration_on_the_cold_start():
+    """As CloudWatch Logs holds it (LOG_FORMAT=json): Lambda's REPORT line, Init Duration on the cold start only."""
     runtime = subprocess.Popen(
         [sys.executable, "-m", "local.lambda_runtime", ECHO],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
+        env={**os.environ, "LOG_FORMAT": "json"},
     )
     invocation = {"event": {}, "context": {"function_name": "ddbguard-echo", "timeout_s": 3, "aws_request_id": "r1"}}
     second = {**invocation, "context": {**invocation["context"], "aws_request_id": "r2"}}

@@ -56,8 +56,11 @@ def test_wrong_method_on_a_known_path_is_405_with_allow_like_the_deployed_mock(l
     assert headers["Allow"] == "GET, PATCH, DELETE"
     assert headers["Content-Type"] == "application/problem+json"
     assert json.loads(body)["code"] == "method_not_allowed"
-    # No CORS configured: OPTIONS is just another method this path does not have.
-    assert _call(f"{local_server}/accounts", method="OPTIONS")[0] == 405
+    # No CORS configured: OPTIONS is just another method this path does not have, and the answer says how to turn
+    # CORS on (a browser's preflight lands here).
+    status, _, body = _call(f"{local_server}/accounts", method="OPTIONS")
+    assert status == 405
+    assert "CORS_ALLOWED_ORIGINS" in json.loads(body)["detail"]
 
 
 def test_openapi_json_and_docs_are_served_without_a_token(local_server):

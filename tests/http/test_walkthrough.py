@@ -45,7 +45,11 @@ def response_of(completed: subprocess.CompletedProcess) -> dict:
     response = json.loads(completed.stdout)
     body = response.get("body")
     assert body is None or isinstance(body, str), "Lambda returns the body as a string"
-    assert "REPORT RequestId: " in completed.stderr and "Init Duration: " in completed.stderr
+    # stderr, for people (local/log_lines.py): the request's line, then a REPORT line naming the function, a cold start
+    operation = completed.args[3]
+    assert re.search(rf"^\S+ {operation} +REPORT .*, init [\d.]+ ms, memory \d+ of \d+ MB$", completed.stderr, re.M), (
+        completed.stderr
+    )
     return {**response, "body": json.loads(body) if body else body}
 
 

@@ -8,6 +8,7 @@ nested stack inlined; `templates` holds every template as CloudFormation receive
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -180,3 +181,32 @@ def dev_synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
 @pytest.fixture(scope="session")
 def template(synth: Synth) -> Template:
     return synth.template
+
+
+class CfnLint:
+    """cfn-lint with the settings `make synth` uses, once per template: a template whose exact bytes passed before
+    in this session passes again without a second lint (cfn-lint is deterministic for the same bytes, version and
+    settings). Only passes are remembered: a finding's text names its file, so a template with findings is linted
+    each time. All of tests/infra/ runs on one pytest-xdist worker (tests/support/scheduling.py)."""
+
+    def __init__(self) -> None:
+        from infra.synth_report import cfn_lint_findings
+
+        self._lint = cfn_lint_findings  # the real one, even where a test puts this object in its place
+        self.passed: set[str] = set()
+        self.linted = 0
+
+    def findings(self, path: Path) -> list[str]:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest in self.passed:
+            return []
+        self.linted += 1
+        found = self._lint(path)
+        if not found:
+            self.passed.add(digest)
+        return found
+
+
+@pytest.fixture(scope="session")
+def cfn_lint() -> CfnLint:
+    return CfnLint()

@@ -20,13 +20,12 @@ from aws_cdk.assertions import Template
 from infra.assembly import flattened, stack_templates
 from infra.route_stacks import ROUTES_PER_STACK, route_groups
 from infra.stack import DdbguardStack, build_app
-from infra.synth_report import cfn_lint_findings
 from routes import ROUTES, Route
 
 from . import headroom
 
 if TYPE_CHECKING:
-    from conftest import Synth
+    from conftest import CfnLint, Synth
 
 
 @dataclass
@@ -114,10 +113,10 @@ def test_every_added_routes_critical_alarms_page_the_on_call_topics(grown: Grown
 
 
 @pytest.mark.timeout(1200)
-def test_cfn_lint_passes_on_every_grown_template(grown: Grown) -> None:
+def test_cfn_lint_passes_on_every_grown_template(grown: Grown, cfn_lint: CfnLint) -> None:
     assert len(grown.template_files) == len(grown.usages)
     for path in grown.template_files:
-        assert cfn_lint_findings(path) == [], path.name
+        assert cfn_lint.findings(path) == [], path.name
 
 
 def test_the_docs_state_the_measured_headroom(today: list[headroom.Usage], grown: Grown) -> None:

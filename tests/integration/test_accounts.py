@@ -15,7 +15,7 @@ from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from local.tokens import make_token
 from tests.support.ledger_seed import seed_balance
-from tests.support.table_reads import lock_owner, raw_item
+from tests.support.table_reads import is_tombstone, lock_owner, raw_item
 
 
 def _key(pk: str, sk: str) -> dict:
@@ -39,7 +39,17 @@ def test_create_get_patch_delete_happy_path(api, raw_client, uid):
     assert created.status == 201, created.json
     account = created.json
     account_id = account["accountId"]
-    assert set(account) == {"accountId", "email", "username", "displayName", "version", "createdAt", "updatedAt"}
+    assert set(account) == {
+        "accountId",
+        "email",
+        "username",
+        "displayName",
+        "closing",
+        "version",
+        "createdAt",
+        "updatedAt",
+    }
+    assert account["closing"] is False
     assert account["email"] == f"ada@lovelace-{uid}.io"
     assert account["username"] == f"ada_{uid}"
     assert account["displayName"] == "Ada Lovelace"
@@ -66,7 +76,7 @@ def test_create_get_patch_delete_happy_path(api, raw_client, uid):
     assert deleted.status == 204
     assert deleted.raw == b""
     assert api.get(f"/accounts/{account_id}").status == 404
-    assert stored_account(raw_client, account_id) is None
+    assert is_tombstone(stored_account(raw_client, account_id))
 
 
 def test_display_name_is_null_when_not_given(api, uid):
@@ -112,7 +122,7 @@ def test_delete_takes_the_empty_balance_item_and_keeps_entries(api, raw_client, 
     raw_client.put_item(TableName=os.environ["TABLE_NAME"], Item=entry)
     assert api.delete(f"/accounts/{account_id}", if_match=0).status == 204
     assert read(raw_client, f"ACCT#{account_id}", "BALANCE") is None
-    assert stored_account(raw_client, account_id) is None
+    assert is_tombstone(stored_account(raw_client, account_id))
     assert read(raw_client, f"ACCT#{account_id}", "TXN#01HZZZZZZZZZZZZZZZZZZZZZZZ") is not None
 
 

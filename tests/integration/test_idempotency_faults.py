@@ -155,6 +155,11 @@ class Money:
         if route == "pay_order":
             order = self._order()
             return Trial("POST", f"/orders/{order}/pay", None, 200), {a: (-AMOUNT, 0, -AMOUNT, 1)}
+        if route == "refund_order":
+            order = self._order()
+            paid = self.api.post(f"/orders/{order}/pay", idempotency_key=self._key())
+            assert paid.status == 200, paid.json
+            return Trial("POST", f"/orders/{order}/refund", None, 200), {a: (AMOUNT, 0, AMOUNT, 1)}
         raise AssertionError(route)
 
 

@@ -2,10 +2,10 @@
 another body, or on another resource, is 422 `idempotency_key_reused` on an execution environment that never saw
 it (`api`: each request a fresh environment), after the first request ran on another one (`warm`).
 
-The route table decides which routes are covered: a write route missing from SCENARIOS fails the first test.
-One case is not here, by design (docs/decisions.md, "Idempotency"): a key whose first use was a PATCH that changed
-no unique value, reused on *another* item. That PATCH is one UpdateItem and leaves its stamp on its own item only;
-a key-level record would need a second item, so a transaction, where the call budget pins one UpdateItem.
+The route table decides which routes are covered: a write route missing from SCENARIOS fails the first test. A
+keyed PATCH writes its request marker in its own transaction like every keyed write, so a key whose first use was a
+PATCH that changed no unique value is refused on another item too (docs/decisions.md, "A keyed PATCH is one
+transaction with its marker").
 """
 
 from __future__ import annotations
@@ -157,6 +157,23 @@ def _pay_order(api: ApiClient, raw_client: Any) -> tuple[Call, list[Call]]:
     return Call("POST", f"/orders/{one}/pay"), [Call("POST", f"/orders/{two}/pay")]
 
 
+def _refund_order(api: ApiClient, raw_client: Any) -> tuple[Call, list[Call]]:
+    account = _ledger(api, raw_client, 1_000)
+    one, two = _order(api, account), _order(api, account)
+    for order in (one, two):
+        assert api.post(f"/orders/{order}/pay", sub=SUB, idempotency_key=f"pay-{uuid.uuid4()}").status == 200
+    return Call("POST", f"/orders/{one}/refund"), [Call("POST", f"/orders/{two}/refund")]
+
+
+def _update_order_status_on_another_order(api: ApiClient, raw_client: Any) -> tuple[Call, list[Call]]:
+    """A PATCH that changes no unique value, its key reused on another order (once applied as new: finding 1)."""
+    account = _ledger(api, raw_client)
+    order, other = _order(api, account), _order(api, account)
+    return Call("PATCH", f"/orders/{order}", {"status": "CANCELLED"}, 0), [
+        Call("PATCH", f"/orders/{other}", {"status": "CANCELLED"}, 0),
+    ]
+
+
 # One scenario per keyed route, found by the route's operation name (`_<operation>`), so the routes come from the
 # route table; plus a second PATCH of an account that changes no unique value.
 _deposit, _withdraw, _place_hold = _money("deposits"), _money("withdrawals"), _money("holds")
@@ -166,6 +183,7 @@ SCENARIOS: dict[str, Callable[[ApiClient, Any], tuple[Call, list[Call]]]] = {
     operation: globals()[f"_{operation}"] for operation in KEYED if f"_{operation}" in globals()
 }
 SCENARIOS["update_account in place"] = _update_account_in_place
+SCENARIOS["update_order_status on another order"] = _update_order_status_on_another_order
 
 
 def test_every_route_that_takes_a_key_has_a_scenario():

@@ -27,6 +27,7 @@ def test_lists_only_the_callers_accounts_newest_first(api, uid):
         "email",
         "username",
         "displayName",
+        "closing",
         "version",
         "createdAt",
         "updatedAt",

@@ -88,7 +88,7 @@ def test_paying_a_paid_order_says_it_is_already_paid(api, uid):
     twice = api.post(f"/orders/o-{uid}/pay", idempotency_key=f"p2-{uid}")
     assert (twice.status, twice.code) == (409, "invalid_transition")
     assert twice.json["detail"] == f"Order {order['orderId']} is already paid."
-    cancelled = api.patch(f"/orders/o-{uid}", {"status": "CANCELLED"}, if_match=1)
-    assert cancelled.status == 200
-    again = api.patch(f"/orders/o-{uid}", {"status": "CANCELLED"}, if_match=2)
-    assert again.json["detail"] == f"Order o-{uid} is already cancelled."
+    refunded = api.post(f"/orders/o-{uid}/refund", idempotency_key=f"r1-{uid}")
+    assert refunded.status == 200
+    again = api.post(f"/orders/o-{uid}/refund", idempotency_key=f"r2-{uid}")
+    assert (again.status, again.json["detail"]) == (409, f"Order o-{uid} is already refunded.")

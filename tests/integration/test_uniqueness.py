@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.integration.test_accounts import _key, sign_up, stored_account
-from tests.support.table_reads import lock_owner
+from tests.support.table_reads import is_tombstone, lock_owner
 
 SIGNUPS = 50
 
@@ -172,7 +172,7 @@ def test_email_and_username_change_together(api, raw_client, uid):
 def test_delete_removes_account_and_both_locks_and_values_are_reusable(api, raw_client, uid):
     account = sign_up(api, f"gone@{uid}.io", f"gone_{uid}").json
     assert api.delete(f"/accounts/{account['accountId']}", if_match=0).status == 204
-    assert stored_account(raw_client, account["accountId"]) is None
+    assert is_tombstone(stored_account(raw_client, account["accountId"]))
     assert lock_owner(raw_client, "EMAIL", f"gone@{uid}.io") is None
     assert lock_owner(raw_client, "HANDLE", f"gone_{uid}") is None
     reuse = sign_up(api, f"gone@{uid}.io", f"gone_{uid}", sub="bob")
@@ -199,4 +199,4 @@ def test_a_lock_held_by_another_account_is_never_released(api, raw_client, uid):
     assert api.delete(f"/accounts/{ada['accountId']}", if_match=1).status == 204
     assert lock_owner(raw_client, "HANDLE", f"clash_{uid}") == f"ACCT#someone-else-{uid}"
     assert lock_owner(raw_client, "EMAIL", f"moved@{uid}.io") is None
-    assert stored_account(raw_client, ada["accountId"]) is None
+    assert is_tombstone(stored_account(raw_client, ada["accountId"]))

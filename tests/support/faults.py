@@ -2,6 +2,7 @@
 
 - `dropped_responses`: the request reaches DynamoDB and commits, then the response is lost
   (a read timeout), `times` times in a row; botocore's own retries see it too.
+- `lost_write_answers`: the same for the next `times` writes of any kind (a transaction or a single-item write).
 - `timeouts_before_send`: the connection times out before the request is sent.
 - `crash_after_write`: the process "dies" right after a successful write, before anything else
   runs (a BaseException, so nothing in the handler, Powertools included, can clean up).
@@ -19,11 +20,13 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from botocore.awsrequest import AWSResponse, HTTPHeaders
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 from botocore.httpsession import URLLib3Session
+from botocore.retries.quota import RetryQuota
+from botocore.retries.standard import RetryQuotaChecker
 
 
 class SimulatedCrash(BaseException):
@@ -52,7 +55,7 @@ class Injection:
 @contextmanager
 def hooked(client, event: str, handler) -> Iterator[None]:
     """`handler` runs first on `event` of `client` while the block runs."""
-    unique_id = f"ddbguard-fault-{id(handler)}"
+    unique_id = f"ddbguard-fault-{id(handler)}-{event}"  # botocore keeps one registration per unique id
     client.meta.events.register_first(event, handler, unique_id=unique_id)
     try:
         yield
@@ -73,6 +76,47 @@ def dropped_responses(client, operation: str = "TransactWriteItems", times: int 
 
     with hooked(client, f"before-send.dynamodb.{operation}", send_then_lose_response):
         yield budget
+
+
+WRITE_OPERATIONS = ("TransactWriteItems", "PutItem", "UpdateItem", "DeleteItem")
+
+
+def _retry_quota(client) -> RetryQuota:
+    """The client's retry quota (botocore's standard mode: a token bucket that a retry draws from)."""
+    emitter = client.meta.events._emitter  # botocore keeps no public handle on it
+    for handler in emitter._handlers.prefix_search("after-call.dynamodb.TransactWriteItems"):
+        if isinstance(getattr(handler, "__self__", None), RetryQuotaChecker):
+            return handler.__self__._quota
+    raise LookupError("no retry quota on this client (is its retry mode standard?)")
+
+
+@contextmanager
+def lost_write_answers(client, times: int = 1) -> Iterator[Injection]:
+    """The next `times` writes, whichever kind, reach DynamoDB and commit; their answers are lost.
+
+    botocore draws its retry quota for each re-send and gives it back only when the re-send succeeds; a re-send
+    that DynamoDB refuses (a cancelled transaction) keeps it. A Lambda environment's client rarely meets that, but
+    this process's one client would meet it once per injected loss for the whole session, until botocore stopped
+    retrying at all: so what the injected losses took is given back when the block ends.
+    """
+    budget = Injection(times)
+    session = URLLib3Session(timeout=120)
+    quota = _retry_quota(client)
+    available = quota.available_capacity
+
+    def send_then_lose_response(request, **_: object):
+        if not budget.take():
+            return None
+        session.send(request)
+        raise ReadTimeoutError(endpoint_url=request.url)
+
+    try:
+        with ExitStack() as hooks:
+            for operation in WRITE_OPERATIONS:
+                hooks.enter_context(hooked(client, f"before-send.dynamodb.{operation}", send_then_lose_response))
+            yield budget
+    finally:
+        quota.release(max(0, available - quota.available_capacity))
 
 
 @contextmanager

@@ -16,8 +16,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import job_access
 import routes
 import table_patterns
@@ -130,6 +128,14 @@ class TableAccessLog:
             for action, partition in item_actions(model.name, params):
                 actions.setdefault(action, set()).add(NO_KEY if partition == NO_KEY else key_class(partition))
 
+    def merge(self, observed: dict[str, dict[str, list[str]]], operations: Iterable[str]) -> None:
+        """Add another log's calls (a pytest-xdist worker's, tests/support/whole_suite.py)."""
+        with self._lock:
+            self.operations.update(operations)
+            for function, actions in observed.items():
+                for action, classes in actions.items():
+                    self.observed.setdefault(function, {}).setdefault(action, set()).update(classes)
+
     def attach(self, client: Any) -> None:
         client.meta.events.register("before-parameter-build.dynamodb", self._record, unique_id=_HOOK_ID)
 
@@ -180,6 +186,5 @@ def unused_grants(observed: dict[str, dict[str, list[str]]]) -> list[str]:
     return problems
 
 
-# The session's one log (attached in tests/conftest.py) and whether the run is the whole suite.
+# The session's one log (attached in tests/conftest.py).
 SESSION_LOG = TableAccessLog()
-WHOLE_SUITE = pytest.StashKey[bool]()

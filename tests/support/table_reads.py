@@ -70,3 +70,13 @@ def lock_owner(raw_client, kind: str, value: str, table: str | None = None) -> s
     """The `owner` of the lock for a normalised value (kind EMAIL or HANDLE), or None."""
     item = raw_item(raw_client, {"PK": f"UNIQ#{kind}#{value}", "SK": "LOCK"}, table)
     return item["owner"] if item else None
+
+
+def is_tombstone(item: dict[str, Any] | None) -> bool:
+    """What a deleted account or order leaves: its key, what it was and when it went, and nothing else (no owner, no
+    values), so nothing owner-checked finds it and its id is never given again."""
+    return (
+        item is not None
+        and item.get("kind") == "tombstone"
+        and set(item) <= {"PK", "SK", "kind", "deletedKind", "deletedAt", "writeToken"}
+    )

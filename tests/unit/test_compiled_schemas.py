@@ -119,7 +119,7 @@ def test_generated_bodies_give_what_pydantic_gives(name: str, data: st.DataObjec
 def test_the_named_validator_function_refuses_as_pydantic_does() -> None:
     assert _same("UpdateAccount", {}) == (
         "422",
-        [("body", "value_error", "Value error, send at least one of email, username, displayName")],
+        [("body", "value_error", "Value error, send at least one of email, username, displayName, closing")],
     )
 
 

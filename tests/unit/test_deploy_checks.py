@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
+from botocore.config import Config
 from botocore.stub import Stubber
 
 from infra import naming, settings
@@ -113,6 +115,29 @@ def test_another_region_is_refused_before_any_call() -> None:
     with pytest.raises(check_account.NotReady, match="deploys to eu-west-1"):
         check_account.check(stubbed, "prod", PROD_RESERVED)  # type: ignore[arg-type]
     assert stubbed.clients == {}
+
+
+class UnreachableSession:
+    """Real clients whose endpoint is a closed port on this machine: what no network looks like to botocore."""
+
+    def __init__(self) -> None:
+        self.region_name = REGION
+        self._session: Any = boto3.Session(aws_access_key_id="x", aws_secret_access_key="y", region_name=REGION)
+
+    def client(self, name: str) -> Any:
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+        closed.close()  # nothing listens there now
+        config = Config(retries={"max_attempts": 1}, connect_timeout=5, read_timeout=5)
+        return self._session.client(name, endpoint_url=f"http://127.0.0.1:{port}", config=config)
+
+
+def test_no_network_is_called_a_network_problem_not_a_credentials_one() -> None:
+    with pytest.raises(check_account.NotReady) as refused:
+        check_account.check(UnreachableSession(), "dev", {})  # type: ignore[arg-type]
+    assert "Cannot reach AWS over the network" in str(refused.value)
+    assert "credentials were not tried" in str(refused.value) and "No usable AWS credentials" not in str(refused.value)
 
 
 def test_an_unbootstrapped_account_is_told_the_command(session: StubbedSession) -> None:

@@ -1,4 +1,4 @@
-"""Metrics in a terminal: Powertools' own EMF output becomes one readable line; everything else passes through."""
+"""Metrics in a terminal: Powertools' own EMF output becomes one readable line (the stream: test_log_lines.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
-from local.metric_lines import ReadableMetrics, for_people, readable
+from local.metric_lines import readable
 
 
 def _emf_of(*metrics: tuple[str, float, MetricUnit]) -> str:
@@ -27,27 +27,3 @@ def test_an_emf_document_becomes_one_line_with_names_values_units_and_dimensions
     assert json.loads(emf)["_aws"]["CloudWatchMetrics"]
     line = readable(emf.strip())
     assert line == "METRICS ddbguard: WithdrawalRefused=1 Count, SettleSeconds=0.25 Seconds (service=ddbguard)"
-
-
-def test_the_stream_rewrites_only_emf_lines_even_when_written_in_pieces():
-    target = io.StringIO()
-    stream = ReadableMetrics(target)
-    emf = _emf_of(("Deposits", 2, MetricUnit.Count))
-    stream.write('{"level":"INFO","message":"refused"}\n')
-    stream.write(emf[:10])
-    stream.write(emf[10:])
-    stream.write("no newline yet")
-    stream.flush()
-    assert target.getvalue().splitlines() == [
-        '{"level":"INFO","message":"refused"}',
-        "METRICS ddbguard: Deposits=2 Count (service=ddbguard)",
-        "no newline yet",
-    ]
-
-
-def test_emf_1_keeps_the_json_as_deployed(monkeypatch):
-    target = io.StringIO()
-    monkeypatch.setenv("EMF", "1")
-    assert for_people(target) is target
-    monkeypatch.delenv("EMF")
-    assert isinstance(for_people(target), ReadableMetrics)

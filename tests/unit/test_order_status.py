@@ -9,12 +9,12 @@ import pytest
 from ddbguard.domain import order_status as s
 from ddbguard.store.expressions import condition_params
 
-ALL = (s.PENDING, s.PAID, s.SHIPPED, s.DELIVERED, s.CANCELLED)
+ALL = (s.PENDING, s.PAID, s.SHIPPED, s.DELIVERED, s.CANCELLED, s.REFUNDED)
 ALLOWED = {
     (s.PENDING, s.PAID),
     (s.PENDING, s.CANCELLED),
     (s.PAID, s.SHIPPED),
-    (s.PAID, s.CANCELLED),
+    (s.PAID, s.REFUNDED),
     (s.SHIPPED, s.DELIVERED),
 }
 
@@ -39,7 +39,8 @@ def test_unknown_statuses_allow_nothing():
 
 def test_sources_of():
     assert s.sources_of(s.PAID) == {s.PENDING}
-    assert s.sources_of(s.CANCELLED) == {s.PENDING, s.PAID}
+    assert s.sources_of(s.CANCELLED) == {s.PENDING}  # a paid order is refunded, never cancelled
+    assert s.sources_of(s.REFUNDED) == {s.PAID}
     assert s.sources_of(s.SHIPPED) == {s.PAID}
     assert s.sources_of(s.DELIVERED) == {s.SHIPPED}
     assert s.sources_of(s.PENDING) == frozenset()
@@ -68,8 +69,8 @@ def test_move_guard_to_pending_can_never_pass():
 
 
 def test_move_guard_lists_the_sources():
-    values = condition_params(s.move_guard(s.CANCELLED))["ExpressionAttributeValues"]
-    assert sorted(v["S"] for v in values.values()) == [s.PAID, s.PENDING]
+    values = condition_params(s.move_guard(s.SHIPPED))["ExpressionAttributeValues"]
+    assert sorted(v["S"] for v in values.values()) == [s.PAID]
 
 
 def test_deletable_only_before_money_is_tied():

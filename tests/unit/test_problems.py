@@ -67,6 +67,7 @@ EXPECTED_STATUS = [
     (errors.HoldSettled("h", "CAPTURED"), 409),
     (errors.BalanceNotZero("Money."), 409),
     (errors.LedgerUnsettled("a", 2), 409),
+    (errors.AccountClosing("a", "toAccountId"), 409),
     (errors.InvalidInput("Bad."), 422),
     (errors.IdempotencyKeyReused(), 422),
 ]
@@ -140,6 +141,12 @@ def test_busy_is_503_with_retry_after(error, status, code, retry_after):
     reply = from_busy(error)
     assert (reply.status, reply.body["code"], reply.headers["Retry-After"]) == (status, code, retry_after)
     assert ("same Idempotency-Key" in reply.body["detail"]) == error.outcome_unknown
+
+
+def test_settlement_behind_names_the_side_of_a_transfer_it_refuses():
+    refused = from_busy(errors.SettlementBehind("a", field="toAccountId"))
+    assert [e["field"] for e in refused.body["errors"]] == ["toAccountId"]
+    assert "errors" not in from_busy(errors.SettlementBehind("a")).body
 
 
 def test_an_edge_refusal_keeps_its_status_code_and_field_errors():

@@ -124,6 +124,16 @@ class LedgerUnsettled(DomainError):
         self.retry_after_s = retry_after_s
 
 
+class AccountClosing(DomainError):
+    """The recipient's account is closing: it takes no incoming transfers (told to the sender; nothing written)."""
+
+    code = "account_closing"
+
+    def __init__(self, account_id: str, field: str):
+        detail = f"Account {account_id} is closing and takes no incoming transfers."
+        super().__init__(detail, errors=[FieldError(field, "account_closing", detail)])
+
+
 class InvalidInput(DomainError):
     """Well-formed but semantically invalid (e.g. a transfer to oneself)."""
 
@@ -149,14 +159,16 @@ class Busy(Exception):
 
 
 class SettlementBehind(Busy):
-    """A ledger's unsettled movements reached their bound: nothing was written. Busy, not a DomainError: the
-    answer to a retry changes once the settlement (stream or sweeper) catches up, so it is never cached."""
+    """A ledger's unsettled movements reached their bound (for an incoming transfer: the part incoming transfers
+    may take): nothing was written. Busy, not a DomainError: the answer to a retry changes once the settlement
+    (stream or sweeper) catches up, so it is never cached. `field` names the ledger's side of a transfer."""
 
     code = "settlement_behind"
 
-    def __init__(self, account_id: str, retry_after_s: int = 5):
+    def __init__(self, account_id: str, retry_after_s: int = 5, *, field: str | None = None):
         super().__init__(f"ledger {account_id}: too many unsettled movements", retry_after_s)
         self.account_id = account_id
+        self.field = field
 
 
 class IdempotencyKeyReused(DomainError):

@@ -38,6 +38,10 @@ DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 byte
 # (tests/integration/test_pending_bound.py). A movement past it is refused (503 settlement_behind) before anything
 # is written. Read at call time.
 MAX_PENDING_ENTRIES: Final = 64
+# How many of them incoming transfers (anyone's money) may take: the rest is kept for the owner's own movements, so
+# a stranger's transfers can never lock an owner out of their ledger (a transfer past it is refused to its sender,
+# 503 settlement_behind naming toAccountId). Read at call time.
+MAX_INCOMING_PENDING_ENTRIES: Final = 48
 # The balance item's size at the bound, at most (the same test checks it).
 MAX_BALANCE_BYTES: Final = 3 * 1024
 
@@ -58,6 +62,33 @@ CURSOR_PATTERN: Final = r"^[A-Za-z0-9_-]+$"
 # Characters no text field may contain: Cc control, Cf format (zero-width, bidi overrides, BOM),
 # Cs lone surrogates, Zl/Zp line and paragraph separators.
 FORBIDDEN_CHARACTER_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+# Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt), which Python's unicodedata lacks, as
+# the inside of a regex character class: code points a renderer shows as nothing. Cf ones are refused by every text
+# field already; the marks, fillers and variation selectors among them are refused in unique values, and do not
+# count as something a display name shows.
+DEFAULT_IGNORABLE_CLASS: Final = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+# Symbols that draw nothing although they are not ignorable (BRAILLE PATTERN BLANK).
+BLANK_SYMBOLS: Final = "\u2800"
+# What makes a character seen: a letter, number, punctuation or symbol (a mark needs a base, a space shows nothing).
+VISIBLE_CATEGORY_CLASSES: Final = frozenset("LNPS")
+
+
+_SHOWS_NOTHING = re.compile(f"[{DEFAULT_IGNORABLE_CLASS}{BLANK_SYMBOLS}]")
+
+
+def shows_something(value: str) -> bool:
+    """At least one character a person sees: a letter, number, punctuation or symbol that is neither
+    default-ignorable nor blank (Hangul fillers, U+2800 and a lone combining mark show nothing)."""
+    return any(
+        unicodedata.category(character)[0] in VISIBLE_CATEGORY_CLASSES and not _SHOWS_NOTHING.match(character)
+        for character in value
+    )
 
 
 def has_forbidden_characters(value: str) -> bool:

@@ -84,7 +84,14 @@ SCHEMAS: dict[str, JsonObject] = {
                         "type": "default",
                         "schema": {
                             "type": "nullable",
-                            "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 100},
+                            "schema": {
+                                "type": "function-after",
+                                "function": {
+                                    "type": "no-info",
+                                    "function": {"__function__": "ddbguard_api.bodies:visible_text"},
+                                },
+                                "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 100},
+                            },
                         },
                         "default": None,
                     },
@@ -230,7 +237,14 @@ SCHEMAS: dict[str, JsonObject] = {
                 },
                 "toAccountId": {
                     "type": "model-field",
-                    "schema": {"type": "str", "strict": True, "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                    "schema": {
+                        "type": "function-after",
+                        "function": {
+                            "type": "with-info",
+                            "function": {"__function__": "ddbguard_api.bodies:different_accounts"},
+                        },
+                        "schema": {"type": "str", "strict": True, "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                    },
                 },
                 "amountCents": {
                     "type": "model-field",
@@ -281,8 +295,23 @@ SCHEMAS: dict[str, JsonObject] = {
                             "type": "default",
                             "schema": {
                                 "type": "nullable",
-                                "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 100},
+                                "schema": {
+                                    "type": "function-after",
+                                    "function": {
+                                        "type": "no-info",
+                                        "function": {"__function__": "ddbguard_api.bodies:visible_text"},
+                                    },
+                                    "schema": {"type": "str", "strict": True, "min_length": 1, "max_length": 100},
+                                },
                             },
+                            "default": None,
+                        },
+                    },
+                    "closing": {
+                        "type": "model-field",
+                        "schema": {
+                            "type": "default",
+                            "schema": {"type": "nullable", "schema": {"type": "bool", "strict": True}},
                             "default": None,
                         },
                     },
@@ -303,7 +332,10 @@ SCHEMAS: dict[str, JsonObject] = {
             "fields": {
                 "status": {
                     "type": "model-field",
-                    "schema": {"type": "literal", "expected": ["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"]},
+                    "schema": {
+                        "type": "literal",
+                        "expected": ["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"],
+                    },
                 }
             },
             "model_name": "UpdateOrderStatus",

@@ -5,8 +5,9 @@ route (API Gateway already routed it: method and resource, path parameters decod
 parses it, the operation (a plain function `Request -> Reply` calling the domain once) runs, under the replay
 cache where the route takes an Idempotency-Key (`ddbguard_api.idempotency`), and its reply becomes the proxy
 response once, with `ETag` and `Location` as the route declares them. Every failure becomes problem+json
-(`ddbguard_api.problems`). Powertools does what it does well around it: Logger (Lambda context, correlation id),
-Tracer (by configuration) and Metrics.
+(`ddbguard_api.problems`), and every request logs one INFO line with its outcome (`ddbguard_api.request_log`).
+Powertools does what it does well around it: Logger (Lambda context, correlation id), Tracer (by configuration)
+and Metrics.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from aws_lambda_powertools.logging import correlation_paths
 
 from ddbguard.errors import Busy, DomainError, SettlementBehind
 from ddbguard.observability import logger, metrics, tracer
+from ddbguard.store.call_log import counting
 from ddbguard_api import problems
 from ddbguard_api.cors import allowed_origins, cors_headers
 from ddbguard_api.lazy_models import lazy_model
 from ddbguard_api.problems import EdgeError
 from ddbguard_api.replies import Reply, add_header, etag, proxy_response
 from ddbguard_api.request import Request, RouteSpec, parse_request
+from ddbguard_api.request_log import Outcome, log_request
 
 if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
     from pydantic import BaseModel
@@ -99,9 +102,10 @@ class Endpoint:
             return None
         return {name: str(value) for name, value in path.items()}
 
-    def _answer(self, event: ProxyEvent) -> ProxyResponse:
+    def _answer(self, event: ProxyEvent, outcome: Outcome) -> ProxyResponse:
         path = self._path(event)
         if path is None:
+            outcome.code = "not_found"
             return proxy_response(problems.no_route())
         try:
             request = parse_request(self.route, event, path, body_model=self.body_model, query_model=self.query_model)
@@ -109,23 +113,29 @@ class Endpoint:
                 return self.idempotency.run(request)
             return self._execute(request)
         except DomainError as error:
-            logger.info("refused", extra={"code": error.code, "route": self.route.key})
+            outcome.refused(error.code, error)
             return proxy_response(problems.from_domain_error(error))
         except EdgeError as error:
+            outcome.refused(error.code, error)
             return proxy_response(problems.from_edge_error(error))
         except Busy as error:
+            outcome.refused(getattr(error, "code", "busy"), error)
             if not isinstance(error, SettlementBehind):  # counted where it is raised (SettlementBehind metric)
                 logger.warning("busy", extra={"reason": str(error)})
             return proxy_response(problems.from_busy(error))
-        except Exception:
+        except Exception as error:
+            outcome.refused("internal_error", error)
             logger.exception("unexpected error")
             return proxy_response(problems.unexpected())
 
     def respond(self, event: ProxyEvent) -> ProxyResponse:
-        """The proxy response to `event`, with the CORS headers its Origin earns."""
-        response = self._answer(event)
+        """The proxy response to `event`, with the CORS headers its Origin earns; logs the request's one INFO line."""
+        outcome = Outcome()
+        with counting() as calls:
+            response = self._answer(event, outcome)
         for name, value in cors_headers(event, self.cors_origins).items():
             response = add_header(response, name, value)
+        log_request(self.route.key, response, outcome, calls[0])
         return response
 
     def lambda_handler(self) -> LambdaHandler:

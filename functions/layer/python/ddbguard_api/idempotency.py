@@ -30,15 +30,13 @@ from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePer
 from ddbguard.guards import replays
 from ddbguard.observability import MetricName, count
 from ddbguard_api.problems import EdgeError
-from ddbguard_api.replies import add_header
+from ddbguard_api.replies import REPLAYED_HEADER, add_header
 from ddbguard_api.request import Request
 
 if TYPE_CHECKING:
     from ddbguard_api.proxy_events import ProxyResponse
 
 IDEMPOTENCY_TTL_S = 24 * 3600
-# Stripe's name for it: the response is the first attempt's, given again.
-REPLAYED_HEADER = "Idempotent-Replayed"
 type Execute = Callable[[Request[Any, Any]], ProxyResponse]
 
 

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+from pydantic.config import JsonValue
 
 from ddbguard.limits import (
     CURSOR_MAX_CHARS,
@@ -30,7 +41,7 @@ from ddbguard.limits import (
     USERNAME_MIN_CHARS,
     USERNAME_PATTERN,
 )
-from ddbguard_api.bodies import something_to_change
+from ddbguard_api.bodies import different_accounts, something_to_change, visible_text
 from ddbguard_api.schema_patterns import email_pattern, visible_text_pattern, with_pattern
 
 Cents = Annotated[
@@ -76,9 +87,11 @@ DisplayName = Annotated[
     Field(
         min_length=1,
         max_length=DISPLAY_NAME_MAX_CHARS,
-        description="Shown as written (NFC), trimmed; never blank, no control or invisible characters.",
+        description="Shown as written (NFC), trimmed; shows at least one visible character (spaces, fillers, blank"
+        " symbols and lone marks alone do not), no control or invisible format characters.",
         json_schema_extra=with_pattern(visible_text_pattern),
     ),
+    AfterValidator(visible_text),  # a plain function (ddbguard_api.bodies), so the precompiled schema names it
 ]
 Cursor = Annotated[
     StrictStr,
@@ -105,21 +118,26 @@ class CreateAccount(StrictModel):
     displayName: DisplayName | None = None
 
 
+# "At least one of them" (UpdateAccount's validator), said in its schema too: a text field, or `closing`.
+_SOMETHING_TO_CHANGE: list[JsonValue] = [
+    {"required": [name], "properties": {name: {"type": "string"}}} for name in ("email", "username", "displayName")
+]
+_SOMETHING_TO_CHANGE.append({"required": ["closing"], "properties": {"closing": {"type": "boolean"}}})
+
+
 class UpdateAccount(StrictModel):
-    # "At least one of them, as a string" (the validator below), said in the schema too.
     model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"displayName": "Countess of Lovelace"}],
-            "anyOf": [
-                {"required": [name], "properties": {name: {"type": "string"}}}
-                for name in ("email", "username", "displayName")
-            ],
-        }
+        json_schema_extra={"examples": [{"displayName": "Countess of Lovelace"}], "anyOf": _SOMETHING_TO_CHANGE}
     )
 
     email: Email | None = None
     username: Username | None = None
     displayName: DisplayName | None = None
+    closing: StrictBool | None = Field(
+        default=None,
+        description="true closes the account to incoming transfers (senders get 409 account_closing; the owner's own"
+        " movements go on), false opens it again.",
+    )
 
     # A plain function (ddbguard_api.bodies), so the precompiled schema can name it: see compiled_schemas_source.
     _something_to_change = model_validator(mode="after")(something_to_change)
@@ -148,6 +166,9 @@ class Transfer(StrictModel):
     toAccountId: ResourceId
     amountCents: Cents
 
+    # A plain function (ddbguard_api.bodies), so the precompiled schema can name it, as UpdateAccount's.
+    _different_accounts = field_validator("toAccountId")(different_accounts)
+
 
 class OrderItem(StrictModel):
     sku: Annotated[StrictStr, Field(pattern=SKU_PATTERN)]
@@ -172,7 +193,7 @@ class CreateOrder(StrictModel):
     orderId: ResourceId | None = None
 
 
-OrderStatus = Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"]
+OrderStatus = Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"]
 
 
 class UpdateOrderStatus(StrictModel):

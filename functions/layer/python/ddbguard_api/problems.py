@@ -30,6 +30,7 @@ STATUS_BY_ERROR: dict[type[domain.DomainError], int] = {
     domain.HoldSettled: 409,
     domain.BalanceNotZero: 409,
     domain.LedgerUnsettled: 409,
+    domain.AccountClosing: 409,
     domain.VersionConflict: 412,
     domain.InvalidInput: 422,
     domain.IdempotencyKeyReused: 422,
@@ -117,7 +118,8 @@ def from_busy(error: Busy) -> Reply:
     """503 with Retry-After: nothing was written (or, `outcome_unknown`, the store never answered)."""
     if isinstance(error, SettlementBehind):
         detail = "This ledger's settlement is behind; nothing was written. Retry later."
-        return problem(503, error.code, detail, headers={"Retry-After": str(error.retry_after_s)})
+        errors = [FieldError(error.field, "settlement_behind", detail)] if error.field else None
+        return problem(503, error.code, detail, field_errors=errors, headers={"Retry-After": str(error.retry_after_s)})
     detail = (
         "The store did not answer in time; retry with the same Idempotency-Key."
         if error.outcome_unknown

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from ddbguard_api.proxy_events import ProxyResponse
 
 JSON = "application/json"
+# Stripe's name for it: the response is the first attempt's, given again under the same Idempotency-Key.
+REPLAYED_HEADER = "Idempotent-Replayed"
 # A str holds a surrogate only when a client sent a lone one (`"\\udc00"`): JSON allows the escape, UTF-8 cannot
 # encode it. Every response body is written through `json_body`, which replaces it with U+FFFD.
 _SURROGATE = re.compile("[\ud800-\udfff]")

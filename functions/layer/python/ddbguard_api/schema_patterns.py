@@ -9,13 +9,14 @@ ECMA-262 regexes read.
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ddbguard.limits import FORBIDDEN_CHARACTER_CATEGORIES
+from ddbguard.limits import BLANK_SYMBOLS, DEFAULT_IGNORABLE_CLASS, FORBIDDEN_CHARACTER_CATEGORIES
 
 if TYPE_CHECKING:
     from pydantic.config import JsonDict, JsonValue
@@ -25,20 +26,35 @@ def _escaped(code: int) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
 
 
-@lru_cache(maxsize=1)
-def forbidden_characters() -> str:
-    """The inside of a regex character class matching every forbidden character."""
+def _character_class(wanted: Callable[[str], bool]) -> str:
+    """The inside of a regex character class matching every character (but lone surrogates) `wanted` accepts."""
     ranges: list[tuple[int, int]] = []
     for code in range(sys.maxunicode + 1):
-        category = unicodedata.category(chr(code))
         # Lone surrogates (Cs) cannot sit in a UTF-8 document, and regex engines refuse them in a class; the
         # validators still refuse an escaped one (`"\\ud800"`).
-        if category in FORBIDDEN_CHARACTER_CATEGORIES and category != "Cs":
+        if unicodedata.category(chr(code)) != "Cs" and wanted(chr(code)):
             if ranges and ranges[-1][1] == code - 1:
                 ranges[-1] = (ranges[-1][0], code)
             else:
                 ranges.append((code, code))
     return "".join(_escaped(a) if a == b else f"{_escaped(a)}-{_escaped(b)}" for a, b in ranges)
+
+
+@lru_cache(maxsize=1)
+def forbidden_characters() -> str:
+    """The inside of a regex character class matching every forbidden character."""
+    return _character_class(lambda character: unicodedata.category(character) in FORBIDDEN_CHARACTER_CATEGORIES)
+
+
+@lru_cache(maxsize=1)
+def unseen_characters() -> str:
+    """The inside of a regex character class matching every character that shows nothing by itself (what
+    `ddbguard.domain.normalize.shows_something` does not count): not a letter, number, punctuation or symbol, or
+    default-ignorable, or blank."""
+    shows_nothing = re.compile(f"[{DEFAULT_IGNORABLE_CLASS}{BLANK_SYMBOLS}]")
+    return _character_class(
+        lambda character: unicodedata.category(character)[0] not in "LNPS" or bool(shows_nothing.match(character))
+    )
 
 
 def email_pattern() -> str:
@@ -48,9 +64,9 @@ def email_pattern() -> str:
 
 
 def visible_text_pattern() -> str:
-    """No forbidden character, and at least one that is not white space (so never blank once trimmed)."""
+    """No forbidden character, and at least one that shows (so never blank once trimmed)."""
     allowed = f"[^{forbidden_characters()}]"
-    return f"^{allowed}*[^\\s{forbidden_characters()}]{allowed}*$"
+    return f"^{allowed}*[^{unseen_characters()}]{allowed}*$"
 
 
 def with_pattern(pattern: Callable[[], str], **extra: JsonValue) -> Callable[[JsonDict], None]:

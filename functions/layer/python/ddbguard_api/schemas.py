@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ddbguard_api.models import OrderStatus
 
-EntryType = Literal["deposit", "withdrawal", "hold", "capture", "release", "transfer_in", "transfer_out"]
+EntryType = Literal["deposit", "withdrawal", "hold", "capture", "release", "transfer_in", "transfer_out", "refund"]
 HoldStatus = Literal["OPEN", "CAPTURED", "RELEASED"]
 Timestamp = str  # ISO 8601 UTC with milliseconds, e.g. 2026-12-03T06:30:39.300Z
 
@@ -36,6 +36,7 @@ class Account(ResponseModel):
     email: str
     username: str
     displayName: str | None
+    closing: bool = Field(description="true: closed to incoming transfers (the owner's own movements go on).")
     version: int = Field(ge=0, description="Grows by 1 on every change; the ETag is this number, quoted.")
     createdAt: Timestamp
     updatedAt: Timestamp

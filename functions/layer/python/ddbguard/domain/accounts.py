@@ -9,7 +9,11 @@ the ledger holds money (409 `balance_not_zero`) or waits for settlement (409 `le
 item's emptiness is a guard of the delete transaction, and an empty balance item goes with the account (its
 entries are kept, each with its value).
 
-Public account JSON: `accountId, email, username, displayName, version, createdAt, updatedAt`.
+An owner may close an account to incoming money (`closing: true`, a change like any other): transfers into it
+are then refused to their senders (`ddbguard.domain.transfers`), while the owner's own movements go on, so close,
+withdraw, delete always completes.
+
+Public account JSON: `accountId, email, username, displayName, closing, version, createdAt, updatedAt`.
 `displayName` is null when the owner never gave one: the service does not invent a name (the
 username is already there for a client that wants a fallback).
 """
@@ -28,15 +32,27 @@ from ddbguard.errors import BalanceNotZero, LedgerUnsettled
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CLEARED, DISPLAY_NAME, EMAIL, HELD, PARTITION_KEY, UNSETTLED_VALUES, USERNAME
+from ddbguard.store.schema import (
+    CLEARED,
+    CLOSING,
+    DISPLAY_NAME,
+    EMAIL,
+    HELD,
+    PARTITION_KEY,
+    UNSETTLED_VALUES,
+    USERNAME,
+)
 from ddbguard.store.shapes import Item
 
 
-def _profile(email: str | None, username: str | None, display_name: str | None) -> dict[str, str | None]:
+def _profile(
+    email: str | None, username: str | None, display_name: str | None, closing: bool | None = None
+) -> dict[str, str | bool | None]:
     return {
         EMAIL: email,
         USERNAME: username,
         DISPLAY_NAME: None if display_name is None else clean_display_name(display_name),
+        CLOSING: closing,
     }
 
 
@@ -45,10 +61,17 @@ def _text(values: Mapping[str, object], name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def clean_values(values: Mapping[str, object]) -> dict[str, str | None]:
+def clean_values(values: Mapping[str, object]) -> dict[str, str | bool | None]:
     """A create's or change's values as stored: the display name cleaned (unique values are normalised by their
-    kinds in the write itself). The generic create and change of the account routes call it too."""
-    return _profile(_text(values, EMAIL), _text(values, USERNAME), _text(values, DISPLAY_NAME))
+    kinds in the write itself), `closing` as sent (a change only). The generic create and change of the account
+    routes call it too."""
+    closing = values.get(CLOSING)
+    return _profile(
+        _text(values, EMAIL),
+        _text(values, USERNAME),
+        _text(values, DISPLAY_NAME),
+        closing if isinstance(closing, bool) else None,
+    )
 
 
 def create_account(

@@ -6,7 +6,10 @@ the audit is the safety net for anything that bypassed them (a manual edit, a re
 reads lock items (`UNIQ#...`) and the items of every entity with unique fields with a filtered
 Scan, the only way to see every lock, and reports:
 
-- `orphan_lock`: the lock's owner item is gone, or its current value is not the lock's value;
+- `orphan_lock`: the lock's owner item is gone (or only its tombstone is left), or its current value is not
+  the lock's value;
+- `stale_lock_key`: the lock holds its owner's current value, keyed as an earlier rule of normalisation keyed
+  it (before look-alike skeletons, say), not as the current rule keys it;
 - `missing_lock`: an item's value has no lock at all;
 - `lock_held_by_other`: an item's value is locked by another item (two owners claim one value;
   a person must decide, so this is never repaired);
@@ -17,8 +20,10 @@ consistent point reads before it is reported. Repairs are conditional transactio
 only while the problem still exists: an orphan lock is deleted only if its owner is still the
 same and that owner still lacks the value (ConditionCheck on the owner in the same transaction);
 a missing lock is put only if nobody holds it and the item still has the value. A repair whose
-condition fails changed nothing and stays reported as unrepaired. A lock of a kind no entity
-declares is not judged (it belongs to no rule this process knows).
+condition fails changed nothing and stays reported as unrepaired. A stale key is moved in one
+transaction: the old lock deleted while still the owner's, the lock at the current key put if free
+(or kept if already the owner's), the owner checked to still hold the value. A lock of a kind no
+entity declares is not judged (it belongs to no rule this process knows).
 """
 
 from __future__ import annotations
@@ -29,16 +34,17 @@ from typing import NamedTuple, TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.guards import uniqueness
+from ddbguard.guards import uniqueness, versioning
 from ddbguard.guards.entity import Entity, Unique, declared_entities, entity_of_lock
 from ddbguard.guards.uniqueness import ProtectedValue
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.schema import LOCK_OWNER as OWNER
-from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.store.schema import LOCK_VALUE, PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
 
 ORPHAN_LOCK = "orphan_lock"
+STALE_LOCK_KEY = "stale_lock_key"
 MISSING_LOCK = "missing_lock"
 LOCK_HELD_BY_OTHER = "lock_held_by_other"
 MISSING_VALUE = "missing_value"
@@ -142,8 +148,16 @@ def _owner_key_of(lock: Item) -> Key | None:
 
 
 def _entity_of_item(item: Item, entities: Sequence[Entity]) -> Entity | None:
+    """The audited entity `item` is a live item of (a tombstone is none: it holds no values)."""
+    if versioning.is_tombstone(item):
+        return None
     partition, sort = str(item[PARTITION_KEY]), item.get(SORT_KEY)
     return next((e for e in entities if partition.startswith(e.prefix) and sort == e.sort), None)
+
+
+def _live(item: Item | None) -> Item | None:
+    """A tombstone owns nothing: an owner reduced to one is as gone as an absent one."""
+    return None if versioning.is_tombstone(item) else item
 
 
 def _id_of(entity: Entity, item: Item | None, partition: object) -> str | None:
@@ -190,13 +204,30 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
         owner_id = _id_of(entity, owner_item, owner)
         return Finding(ORPHAN_LOCK, partition, owner_id, name, value, detail, entity=entity.kind, owner=owner_partition)
 
-    if owner_item is None:
+    if _live(owner_item) is None:
         return orphan(f"owner {owner!r} does not exist")
+    assert owner_item is not None
     held = owner_item.get(name)
-    if not isinstance(held, str) or keys.lock_key(unique.lock_kind, held)[PARTITION_KEY] != partition:
-        # The detail names no value: findings are logged, and values are personal data (`value` carries it).
-        return orphan(f"owner's {name} is now another value")
-    return None
+    if isinstance(held, str) and _current_lock(unique, held) == partition:
+        return None
+    # The details name no value: findings are logged, and values are personal data (`value` carries it).
+    if isinstance(held, str) and _current_lock(unique, _lock_value(lock, value)) == _current_lock(unique, held):
+        owner_id = _id_of(entity, owner_item, owner)
+        detail = f"lock keyed by an earlier rule; the owner's {name} is keyed otherwise now"
+        return Finding(STALE_LOCK_KEY, partition, owner_id, name, held, detail, entity=entity.kind, owner=str(owner))
+    return orphan(f"owner's {name} is now another value")
+
+
+def _current_lock(unique: Unique, value: str) -> str:
+    """The partition key of the lock the current rule gives a stored `value`: the key every write computes
+    (`ddbguard.guards.uniqueness.ProtectedValue.key`), so a moved lock is the one the owner's next change swaps."""
+    return keys.lock_key(unique.lock_kind, value)[PARTITION_KEY]
+
+
+def _lock_value(lock: Item, keyed_value: str) -> str:
+    """The value a lock was taken for: its `value` attribute, or for a lock without one, its key's text."""
+    stored = lock.get(LOCK_VALUE)
+    return stored if isinstance(stored, str) else keyed_value
 
 
 def _judge_owner(entity: Entity, item: Item, locks: dict[str, Item]) -> list[Finding]:
@@ -251,7 +282,7 @@ def _owner_key(finding: Finding) -> Key | None:
 
 def _still_broken(finding: Finding) -> Finding | None:
     """The same finding judged again from consistent point reads, or None if a write fixed it."""
-    if finding.problem == ORPHAN_LOCK and finding.lock is not None:
+    if finding.problem in (ORPHAN_LOCK, STALE_LOCK_KEY) and finding.lock is not None:
         lock = reads.get_item(keys.lock_key_of_partition(finding.lock))
         if lock is None:
             return None
@@ -319,9 +350,37 @@ def _repaired(actions: list[Action]) -> bool:
     return True
 
 
+def _repair_stale_key(finding: Finding) -> bool:
+    """Move the lock to the current key in one transaction: the old lock deleted while still the owner's, the new
+    one put if free (or checked to be the owner's already), the owner checked to still hold the value."""
+    entity = _declared(finding.entity)
+    if finding.lock is None or finding.value is None or finding.owner is None or entity is None:
+        return False
+    unique = entity.unique_field(finding.field)
+    current = ProtectedValue(finding.field, unique.lock_kind, finding.value)
+    held_by_owner = Attr(PARTITION_KEY).exists() & Attr(OWNER).eq(finding.owner)
+    existing = reads.get_item(current.key)
+    if existing is None:
+        take_current = uniqueness.reserve_unique_values(finding.owner, [current])
+    elif existing.get(OWNER) == finding.owner:
+        take_current = [writes.condition_check(current.key, held_by_owner)]
+    else:
+        return False  # another owner holds the current key: two claimants, a person decides
+    actions = [
+        writes.delete(keys.lock_key_of_partition(finding.lock), held_by_owner),
+        *take_current,
+        writes.condition_check(
+            entity.key_of_partition(finding.owner), Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
+        ),
+    ]
+    return _repaired(actions)
+
+
 def _repair(finding: Finding) -> bool:
     if finding.problem == ORPHAN_LOCK:
         return _repair_orphan(finding)
+    if finding.problem == STALE_LOCK_KEY:
+        return _repair_stale_key(finding)
     if finding.problem == MISSING_LOCK:
         return _repair_missing(finding)
     return False  # two claimants or a value-less owner: a person decides

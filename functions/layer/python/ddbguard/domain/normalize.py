@@ -26,6 +26,7 @@ import unicodedata
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.entity import UniqueKind
 from ddbguard.limits import (
+    DEFAULT_IGNORABLE_CLASS,
     DISPLAY_NAME_MAX_BYTES,
     DISPLAY_NAME_MAX_CHARS,
     EMAIL_MAX_BYTES,
@@ -33,19 +34,14 @@ from ddbguard.limits import (
     USERNAME_MIN_CHARS,
     USERNAME_PATTERN,
     has_forbidden_characters,
+    shows_something,
     utf8_length,
 )
 from ddbguard.store import schema
 from ddbguard.store.confusables import ambiguous_characters, fold_keeping_ambiguous
 
-# Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt), which Python's unicodedata lacks:
-# code points a renderer shows as nothing. Cf ones are refused by every text field already (limits.py); the marks,
-# fillers and variation selectors among them are refused in unique values here.
-_DEFAULT_IGNORABLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
-)
+# Code points a renderer shows as nothing (limits.DEFAULT_IGNORABLE_CLASS): refused in unique values here.
+_DEFAULT_IGNORABLE = re.compile(f"[{DEFAULT_IGNORABLE_CLASS}]")
 
 
 def unique_form(value: str) -> str:
@@ -153,9 +149,10 @@ CODE = UniqueKind("code", unique_form, lambda field, value: code_problem(value, 
 
 
 def clean_display_name(raw: str) -> str:
-    """A display name is not unique: kept as written (NFC only), trimmed, and never blank."""
+    """A display name is not unique: kept as written (NFC only), trimmed, and shows at least one visible
+    character."""
     value = unicodedata.normalize("NFC", raw).strip()
-    if not value or utf8_length(value) > DISPLAY_NAME_MAX_BYTES or has_forbidden_characters(value):
+    if not shows_something(value) or utf8_length(value) > DISPLAY_NAME_MAX_BYTES or has_forbidden_characters(value):
         raise InvalidInput(
             "The display name is not acceptable.",
             [

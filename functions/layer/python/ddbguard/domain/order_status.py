@@ -1,8 +1,9 @@
 """An order's life: which status may follow which, as data (docs/api.md, orders).
 
-PENDING -> PAID -> SHIPPED -> DELIVERED, and PENDING | PAID -> CANCELLED. Nothing leads back
-to PENDING and nothing leaves DELIVERED or CANCELLED, so a "move" to the current status is
-always refused (409 invalid_transition).
+PENDING -> PAID -> SHIPPED -> DELIVERED, PENDING -> CANCELLED and PAID -> REFUNDED. Nothing leads
+back to PENDING and nothing leaves DELIVERED, CANCELLED or REFUNDED, so a "move" to the current
+status is always refused (409 invalid_transition). A paid order leaves PAID for REFUNDED only by
+the refund that returns its money, never by a status PATCH; a paid order is never cancelled.
 """
 
 from __future__ import annotations
@@ -16,20 +17,24 @@ PAID = "PAID"
 SHIPPED = "SHIPPED"
 DELIVERED = "DELIVERED"
 CANCELLED = "CANCELLED"
+REFUNDED = "REFUNDED"
 
 # current status -> the statuses it may move to
 TRANSITIONS: dict[str, frozenset[str]] = {
     PENDING: frozenset({PAID, CANCELLED}),
-    PAID: frozenset({SHIPPED, CANCELLED}),
+    PAID: frozenset({SHIPPED, REFUNDED}),
     SHIPPED: frozenset({DELIVERED}),
     DELIVERED: frozenset(),
     CANCELLED: frozenset(),
+    REFUNDED: frozenset(),
 }
 
-# Reached only by paying (POST /orders/{orderId}/pay, which moves the money), never by a status PATCH.
-PAYMENT_ONLY: frozenset[str] = frozenset({PAID})
+# Reached only with the money that moves with them (POST /orders/{orderId}/pay, .../refund), never by a status
+# PATCH.
+MONEY_ONLY: frozenset[str] = frozenset({PAID, REFUNDED})
 
-# An order may be deleted only while no money is tied to it: before payment, or once cancelled.
+# An order may be deleted only if it never moved money: before payment, or cancelled before it (the delete's
+# condition also asks that no payment was ever recorded on it).
 DELETABLE: frozenset[str] = frozenset({PENDING, CANCELLED})
 
 
@@ -59,7 +64,7 @@ def move_guard(target: str) -> ConditionBase:
 
 
 def patch_guard(target: str) -> ConditionBase:
-    """A status PATCH to `target`: like `move_guard`, but one to a payment-only status fails on every order."""
-    if target in PAYMENT_ONLY:
+    """A status PATCH to `target`: like `move_guard`, but one to a money-only status fails on every order."""
+    if target in MONEY_ONLY:
         return status_in(frozenset())
     return move_guard(target)

@@ -8,23 +8,27 @@ the failed write, never from a second read:
   right version, wrong status -> 409 invalid_transition.
 
 Decisions:
-- PENDING -> PAID only through `pay_order` (money moves with it): a PATCH to PAID fails its own
-  condition on every order and answers 409 invalid_transition, whatever If-Match said.
+- PENDING -> PAID only through `pay_order`, PAID -> REFUNDED only through `refund_order` (money
+  moves with them): a PATCH to either fails its own condition on every order and answers 409
+  invalid_transition, whatever If-Match said. A paid order is never cancelled: its way back is the
+  refund, which returns the money in the same transaction.
 - A status "move" to the current status is a forbidden transition (409 invalid_transition):
   the transition table has no self-loops, and a no-op write would still bump the version.
-- Only PENDING or CANCELLED orders may be deleted; a PAID, SHIPPED or DELIVERED order records
-  money that moved, so deleting it is 409 invalid_transition (requestedStatus "DELETED").
+- Only an order that never moved money may be deleted: PENDING or CANCELLED, and no `paidAt`
+  (set by the payment, for good, so even an order cancelled after paying under an earlier rule
+  stays). Anything else is 409 invalid_transition (requestedStatus "DELETED"). A deleted order
+  leaves a tombstone: its id is never given again (409 already_exists).
 - Payment writes a ledger entry of type `withdrawal` (the API's entry types have no
-  "payment") whose `orderId` names the order.
-- Payment replay: the transaction is attempted whatever status was read, so a retry of a
-  payment that already succeeded hits its own request marker first and answers
-  the stored first result; the order guard can never apply it twice. If the order is gone
-  altogether there is no transaction to attempt, so the marker is read directly.
+  "payment") whose `orderId` names the order; a refund writes a `refund` entry naming it.
+- Payment and refund replay: the transaction is attempted whatever status was read, so a retry of
+  one that already succeeded hits its own request marker first and answers the stored first
+  result; the order guard can never apply it twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from boto3.dynamodb.conditions import Attr
 
@@ -47,7 +51,9 @@ from ddbguard.store.schema import (
     ORDER_ID,
     ORDER_LINES,
     OWNER_SUB,
+    PAID_AT,
     QUANTITY,
+    REFUNDED_AT,
     STATUS,
     TOTAL,
     UNIT_PRICE,
@@ -57,6 +63,7 @@ from ddbguard.store.schema import (
 from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
+REFUND_ENTRY_TYPE = "refund"
 DELETED = "DELETED"  # the "status" a delete asks for, in refusals only
 
 
@@ -118,10 +125,11 @@ def update_rules(order_id: str, expected: int, values: Mapping[str, object]) -> 
     transition = _transition_refusal(order_id, expected, target)
 
     def explain(item: Item) -> DomainError | None:
-        if target in order_status.PAYMENT_ONLY:
+        if target in order_status.MONEY_ONLY:
             # Never by PATCH, at any version: say so rather than 412, which would invite a retry.
             refusal = InvalidTransition(str(item.get(STATUS)), target, current=public_order(item))
-            refusal.detail = f"An order becomes {target} only through POST /orders/{order_id}/pay."
+            route = "pay" if target == order_status.PAID else "refund"
+            refusal.detail = f"An order becomes {target} only through POST /orders/{order_id}/{route}."
             return refusal
         return transition(item)
 
@@ -129,74 +137,101 @@ def update_rules(order_id: str, expected: int, values: Mapping[str, object]) -> 
 
 
 def delete_rules(order_id: str, expected: int) -> operations.DeleteRules:
-    """What DELETE /orders/{orderId} adds to the generic versioned delete: only while PENDING or CANCELLED (an
-    order that carries money stays), refused as `invalid_transition`."""
+    """What DELETE /orders/{orderId} adds to the generic versioned delete: only an order that never moved money
+    (PENDING or CANCELLED, and never paid), refused as `invalid_transition`."""
+    never_paid = Attr(PAID_AT).not_exists()
     return {
-        "condition": order_status.status_in(order_status.DELETABLE),
+        "condition": order_status.status_in(order_status.DELETABLE) & never_paid,
         "explain": _transition_refusal(order_id, expected, DELETED),
     }
 
 
-# --- payment ------------------------------------------------------------------------------
+# --- payment and refund -----------------------------------------------------------------
 
 
 class _LostRace(Exception):
-    """The order changed between our read and our write but may still be payable: decide again."""
+    """The order changed between our read and our write but may still be movable: decide again."""
+
+
+class _MoneyMove(NamedTuple):
+    """How paying or refunding moves an order and its money."""
+
+    source: str  # the status it moves from
+    target: str  # and to
+    entry_type: str
+    sign: int  # -1: the total leaves the ledger; +1: it returns
+    stamp: str  # the attribute that records when
+
+
+PAYMENT = _MoneyMove(order_status.PENDING, order_status.PAID, PAYMENT_ENTRY_TYPE, -1, PAID_AT)
+REFUND = _MoneyMove(order_status.PAID, order_status.REFUNDED, REFUND_ENTRY_TYPE, +1, REFUNDED_AT)
 
 
 def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> OrderView:
-    """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc).
+    """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc)."""
+    return _move_money(order_id, caller_sub, identity, PAYMENT)
 
-    The order and the request's marker are read together (one BatchGetItem): a retry of a payment
-    that went through answers from its marker at once. A concurrent change of the order between read
-    and write is retried from a fresh read, a bounded number of times (ddbguard.guards.retry).
-    """
+
+def refund_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> OrderView:
+    """PAID -> REFUNDED, the total back onto the ledger and a `refund` entry, in one transaction, once."""
+    return _move_money(order_id, caller_sub, identity, REFUND)
+
+
+def _move_money(order_id: str, caller_sub: str, identity: RequestIdentity, move: _MoneyMove) -> OrderView:
+    """The order and the request's marker are read together (one BatchGetItem): a retry of a movement that went
+    through answers from its marker at once. A concurrent change of the order between read and write is retried
+    from a fresh read, a bounded number of times (ddbguard.guards.retry)."""
     return reread_and_retry(
         read=lambda: replays.read_with_marker(keys.order_key(caller_sub, order_id), identity, OrderItem),
-        decide_and_write=lambda state: _pay_once(order_id, state[0], state[1], caller_sub, identity),
+        decide_and_write=lambda state: _move_once(order_id, state[0], state[1], caller_sub, identity, move),
         lost_race=lambda error: isinstance(error, _LostRace),
     )
 
 
-def _pay_once(
-    order_id: str, order: OrderItem | None, marker: RequestMarker | None, caller_sub: str, identity: RequestIdentity
+def _move_once(
+    order_id: str,
+    order: OrderItem | None,
+    marker: RequestMarker | None,
+    caller_sub: str,
+    identity: RequestIdentity,
+    move: _MoneyMove,
 ) -> OrderView:
     if marker is not None:
         replayed: money.MovementResult[OrderView] = money.replay(marker, identity, with_entries=False)
         return replayed.result
-    if order is None or not is_visible(order, caller_sub):
+    if order is None or not is_visible(order, caller_sub):  # a tombstone has no owner: nobody's
         raise _not_found(order_id)
     read_version = int(order[VERSION])
     total = int(order[TOTAL])
     now = now_iso()
-    paid = public_order({**order, STATUS: order_status.PAID, VERSION: read_version + 1, UPDATED_AT: now})
-    debit = money.BalanceChange(
+    moved = public_order({**order, STATUS: move.target, VERSION: read_version + 1, UPDATED_AT: now})
+    change = money.BalanceChange(
         account_id=order[ACCOUNT_ID],
-        entry_type=PAYMENT_ENTRY_TYPE,
+        entry_type=move.entry_type,
         amount_cents=total,
-        cleared_delta=-total,
+        cleared_delta=move.sign * total,
         owner_sub=caller_sub,
-        require_funds=True,
+        require_funds=move.sign < 0,
         details={ORDER_ID: order_id},
     )
     # Attempted whatever status was read: the marker must get its say first.
-    order_becomes_paid = versioning.update_action(
+    order_moves = versioning.update_action(
         keys.order_key(caller_sub, order_id),
         read_version,
-        set_values={STATUS: order_status.PAID, UPDATED_AT: now},
-        condition=Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(order_status.PAID),
+        set_values={STATUS: move.target, UPDATED_AT: now, move.stamp: now},
+        condition=Attr(OWNER_SUB).eq(caller_sub) & order_status.move_guard(move.target),
     )
     try:
         outcome = money.move_money(
-            [debit], request=identity, extra_actions=[order_becomes_paid], result=paid, with_entries=False
+            [change], request=identity, extra_actions=[order_moves], result=moved, with_entries=False
         )
     except money.ExtraGuardFailed as refused:
         current = refused.item
         if current is None or not is_visible(current, caller_sub):
             raise _not_found(order_id) from None
-        if current.get(STATUS) == order_status.PENDING and current.get(VERSION) != read_version:
+        if current.get(STATUS) == move.source and current.get(VERSION) != read_version:
             raise _LostRace() from None
         raise InvalidTransition(
-            str(current.get(STATUS)), order_status.PAID, current=public_order(current), subject=f"Order {order_id}"
+            str(current.get(STATUS)), move.target, current=public_order(current), subject=f"Order {order_id}"
         ) from None
     return outcome.result

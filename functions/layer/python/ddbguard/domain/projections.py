@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from ddbguard.domain.views import AccountView, BalanceView, EntryView, OrderView
-from ddbguard.store.schema import AVAILABLE, CLEARED, HELD, VERSION
+from ddbguard.store.schema import AVAILABLE, CLEARED, CLOSING, HELD, VERSION
 
 ACCOUNT_FIELDS = tuple(AccountView.__annotations__)
 ORDER_FIELDS = tuple(OrderView.__annotations__)
@@ -29,8 +29,9 @@ def _pick(item: Stored, fields: tuple[str, ...]) -> dict[str, object]:
 
 
 def public_account(item: Stored) -> AccountView:
-    """`displayName` is null when the owner never gave one: the service does not invent a name."""
-    return cast(AccountView, _pick(item, ACCOUNT_FIELDS))
+    """`displayName` is null when the owner never gave one: the service does not invent a name. An account written
+    before `closing` existed is open."""
+    return cast(AccountView, {**_pick(item, ACCOUNT_FIELDS), CLOSING: bool(item.get(CLOSING, False))})
 
 
 def public_order(item: Stored) -> OrderView:

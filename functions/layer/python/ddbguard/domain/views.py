@@ -19,6 +19,7 @@ class AccountView(TypedDict):
     email: str
     username: str
     displayName: str | None
+    closing: bool
     version: int
     createdAt: str
     updatedAt: str

@@ -88,6 +88,8 @@ class Entity:
     owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
     admin_reads: bool = False  # members of the admin group may read any item (a generic GET)
     fields: Mapping[str, Field] = dataclass_field(default_factory=dict, compare=False)
+    # What a public field reads as on an item that lacks it (one written before the field existed).
+    defaults: Mapping[str, object] = dataclass_field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         defaults = {
@@ -168,7 +170,7 @@ class Entity:
 
     def project(self, item: Mapping[str, object]) -> PublicItem:
         """What clients see of a stored item."""
-        return {name: item.get(name) for name in self.public}
+        return {name: item.get(name, self.defaults.get(name)) for name in self.public}
 
     @property
     def title(self) -> str:

@@ -6,16 +6,18 @@ whatever the domain adds (`checks`: named extra actions with their refusal; `con
 item's own guard). A refusal is explained from the failed write's cancellation reasons and ALL_OLD
 items, read back by slot name, never from a read before it: 404 (absent or not yours answer alike),
 412 with the current item, 409 naming every taken unique field, or the domain's own (`explain`).
-With an Idempotency-Key the write carries the request marker (or, a single-item update, the request
-stamp), so a retry answers the first response. Updates that change a unique value, and deletes of an
-entity with locks or an owner-index entry, read the item once to learn what to swap or release; that
-read decides nothing, since the write only succeeds at the version it read.
+With an Idempotency-Key every write is a transaction led by the request marker, so a retry answers the
+first response and the same key with another request is 422, whatever changed since. Keyed updates,
+updates that change a unique value, and deletes of an entity with locks or an owner-index entry read the
+item once (with the marker, given a key) to learn what to swap or release and to compose the reply; that
+read decides nothing, since the write only succeeds at the version it read. A delete leaves a tombstone
+(`ddbguard.guards.versioning`), so an id never names a second item.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TypedDict, TypeVar
+from typing import TypedDict, TypeVar, cast
 
 from boto3.dynamodb.conditions import ConditionBase
 
@@ -69,7 +71,9 @@ def not_found(entity: Entity, item_id: str) -> NotFound:
 
 
 def _visible(entity: Entity, item: Item | None, caller_sub: str, *, is_admin: bool = False) -> bool:
-    return is_visible(item, caller_sub, is_admin=is_admin, owner_attribute=entity.owner)
+    """The caller may see the item: it lives (a tombstone is nobody's) and it is theirs, or they are an admin."""
+    live = not versioning.is_tombstone(item)
+    return live and is_visible(item, caller_sub, is_admin=is_admin, owner_attribute=entity.owner)
 
 
 def _owner_guard(entity: Entity, owner_sub: str, condition: ConditionBase | None = None) -> ConditionBase:
@@ -180,6 +184,8 @@ def create(
     except PlanCancelled as cancelled:
         _refuse_checks(cancelled, checks)
         if cancelled.failed(ITEM):
+            if versioning.is_tombstone(cancelled.item(ITEM)):
+                raise AlreadyExists(f"{entity.title} {item_id} was deleted; an id is never given again.") from None
             raise AlreadyExists(f"{entity.title} {item_id} already exists.") from None
         _unique_violation(cancelled, reserved)
         raise
@@ -219,9 +225,12 @@ def update(
     """Change the item at the expected version; a changed unique value swaps exactly its lock in the same
     transaction (new lock put only if free, old one deleted only while still ours). `values` None are not sent.
 
-    A change of no unique value (or of unique values whose normalised form is unchanged) is one versioned
-    UpdateItem, stamped with the request. Returns the public item as written. Nothing to change is 422: a
-    write that only bumps the version would tell every other client its copy went stale for no reason.
+    Without an Idempotency-Key, a change of no unique value (or of unique values whose normalised form is
+    unchanged) is one versioned UpdateItem. With a key, or with a unique value to swap, it is one transaction
+    (with the key: led by the request marker, so the key answers the same way whatever changed since), after one
+    read of the item (and the marker) that tells the locks to swap and composes the reply, since a transaction
+    returns no item. Returns the public item as written. Nothing to change is 422: a write that only bumps the
+    version would tell every other client its copy went stale for no reason.
     """
     if all(value is None for value in values.values()):
         raise InvalidInput("Send at least one field to change.", [NOTHING_TO_CHANGE])
@@ -232,11 +241,40 @@ def update(
         UPDATED_AT: now_iso(),
     }
     guard = _owner_guard(entity, owner_sub, condition)
-    if not unique:
-        # Nothing unique changes: no lock to learn about, so no read before the write.
-        return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
-    current = read_visible(entity, item_id, owner_sub)
-    owner = entity.partition(item_id, owner_sub)
+    if identity is None and not unique:
+        # Nothing unique changes and no marker to write: no read before the write.
+        return _update_in_place(entity, item_id, owner_sub, expected, set_values, guard, explain)
+    key = entity.key(item_id, owner_sub)
+    if identity is None:
+        current = reads.get_item(key)
+    else:  # with its marker, in the same call: a retry of a change that went through answers from it
+        current, marker = replays.read_with_marker(key, identity, dict)
+        if marker is not None:
+            return cast(PublicItem, replays.first_response(marker, identity))
+    if current is None or not _visible(entity, current, owner_sub):
+        raise not_found(entity, item_id)
+    reserves, releases = _lock_swaps(entity, entity.partition(item_id, owner_sub), current, unique)
+    if identity is None and not reserves and not releases:
+        return _update_in_place(entity, item_id, owner_sub, expected, set_values, guard, explain)
+    updated = entity.project({**current, **set_values, VERSION: expected + 1})
+    plan = TransactionPlan().add(ITEM, versioning.update_action(key, expected, set_values=set_values, condition=guard))
+    for value, actions in reserves:
+        plan = plan.add(lock_slot(value.field), *actions)
+    plan = plan.add(RELEASES, *releases)
+    try:
+        return _commit(plan, identity, updated)
+    except PlanCancelled as cancelled:
+        if cancelled.failed(ITEM):
+            raise refusal(entity, item_id, owner_sub, expected, cancelled.item(ITEM), explain) from None
+        _unique_violation(cancelled, [value for value, _ in reserves])
+        raise
+
+
+def _lock_swaps(
+    entity: Entity, owner: str, current: Item, unique: Mapping[str, str]
+) -> tuple[list[tuple[ProtectedValue, list[Action]]], list[Action]]:
+    """(the locks to reserve, by value; the locks to release) that move the item from its current unique values
+    to `unique`. A value whose key is unchanged moves nothing."""
     stored = {value.field: value for value in protected_values(entity, current)}
     reserves: list[tuple[ProtectedValue, list[Action]]] = []
     releases: list[Action] = []
@@ -249,33 +287,7 @@ def update(
         if reserve:
             reserves.append((new, reserve))
         releases += release
-    if not reserves and not releases:
-        return _update_in_place(entity, item_id, owner_sub, expected, set_values, identity, guard, explain)
-    updated = entity.project({**current, **set_values, VERSION: expected + 1})
-    # Stamped too: a retry that finds the values already moved takes the in-place path and must know its change.
-    # Guarded by the stamp as the in-place path is: the key may have named an in-place change of this item.
-    not_stamped = replays.not_stamped_by(identity)
-    plan = TransactionPlan().add(
-        ITEM,
-        versioning.update_action(
-            entity.key(item_id, owner_sub),
-            expected,
-            set_values={**set_values, **replays.update_stamp(identity)},
-            condition=guard if not_stamped is None else guard & not_stamped,
-        ),
-    )
-    for value, actions in reserves:
-        plan = plan.add(lock_slot(value.field), *actions)
-    plan = plan.add(RELEASES, *releases)
-    try:
-        return _commit(plan, identity, updated)
-    except PlanCancelled as cancelled:
-        if cancelled.failed(ITEM):
-            if replays.is_own_update(cancelled.item(ITEM), identity, expected):
-                return entity.project(cancelled.item(ITEM) or {})
-            raise refusal(entity, item_id, owner_sub, expected, cancelled.item(ITEM), explain) from None
-        _unique_violation(cancelled, [value for value, _ in reserves])
-        raise
+    return reserves, releases
 
 
 def _update_in_place(
@@ -284,23 +296,15 @@ def _update_in_place(
     owner_sub: str,
     expected: int,
     set_values: dict[str, object],
-    identity: RequestIdentity | None,
     guard: ConditionBase,
     explain: Explain | None,
 ) -> PublicItem:
-    """One versioned UpdateItem; with an Idempotency-Key it stamps the request on the item, so a retry
-    recognises its own change in the failed guard's ALL_OLD item."""
-    not_stamped = replays.not_stamped_by(identity)
+    """One versioned UpdateItem, answering the item as written."""
     try:
         written = versioning.update_item(
-            entity.key(item_id, owner_sub),
-            expected,
-            set_values={**set_values, **replays.update_stamp(identity)},
-            condition=guard if not_stamped is None else guard & not_stamped,
+            entity.key(item_id, owner_sub), expected, set_values=set_values, condition=guard
         )
     except writes.ConditionFailed as failed:
-        if replays.is_own_update(failed.item, identity, expected):
-            return entity.project(failed.item or {})
         raise refusal(entity, item_id, owner_sub, expected, failed.item, explain) from None
     return entity.project(written)
 
@@ -319,15 +323,16 @@ def delete(
     explain: Explain | None = None,
     checks: Checks | None = None,
 ) -> None:
-    """Delete the item at the expected version with its locks and owner-index entry, in one transaction.
+    """Replace the item at the expected version with its tombstone, and release its locks and owner-index
+    entry, in one transaction.
 
-    An entity with neither is deleted without reading it first: one DeleteItem, or with an Idempotency-Key
-    one transaction with the request marker (a retry answers 204 again, not 404).
+    An entity with neither is deleted without reading it first: one PutItem of the tombstone, or with an
+    Idempotency-Key one transaction with the request marker (a retry answers 204 again, not 404).
     """
     checks = checks or {}
     key = entity.key(item_id, owner_sub)
     guard = _owner_guard(entity, owner_sub, condition)
-    plan = TransactionPlan().add(ITEM, versioning.delete_action(key, expected, condition=guard))
+    plan = TransactionPlan().add(ITEM, versioning.delete_action(key, expected, entity.kind, condition=guard))
     for name, (action, _) in checks.items():
         plan = plan.add(name, action)
     if entity.unique or entity.owner_index:
@@ -347,7 +352,7 @@ def delete(
         plan = plan.add(RELEASES, *uniqueness.release_unique_values(owner, protected_values(entity, item)))
     elif identity is None and not checks:
         try:
-            versioning.delete_item(key, expected, condition=guard)
+            versioning.delete_item(key, expected, entity.kind, condition=guard)
         except writes.ConditionFailed as failed:
             raise refusal(entity, item_id, owner_sub, expected, failed.item, explain) from None
         return

@@ -67,6 +67,7 @@ class BalanceChange(NamedTuple):
     require_funds: bool = False  # availableCents >= amount_cents, checked in the write
     side_field: str | None = None  # the request field naming this side, for refusals
     details: EntryDetails = EntryDetails()  # shared when not given: only ever read (`**details`)
+    incoming: bool = False  # money from someone else: it may take only the incoming part of the unsettled bound
 
     @property
     def available_delta(self) -> int:
@@ -100,7 +101,13 @@ def balance_guard(change: BalanceChange) -> ConditionBase:
     if change.require_funds:
         condition &= Attr(AVAILABLE).gte(change.amount_cents)
     # Bounded `pending`: refused here, not by the 400 KB item limit (a ValidationError no retry can cure).
-    return condition & Attr(UNSETTLED_VALUES).size().lt(limits.MAX_PENDING_ENTRIES)
+    return condition & Attr(UNSETTLED_VALUES).size().lt(unsettled_bound(change))
+
+
+def unsettled_bound(change: BalanceChange) -> int:
+    """How many unsettled values the balance may carry for this change to go: all of the bound for the owner's
+    own movements, its incoming part for money from someone else."""
+    return limits.MAX_INCOMING_PENDING_ENTRIES if change.incoming else limits.MAX_PENDING_ENTRIES
 
 
 def ledger_not_found(account_id: str, side_field: str | None = None) -> NotFound:
@@ -114,9 +121,9 @@ def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError | S
     if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
         return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
-    if len(item.get(UNSETTLED_VALUES) or {}) >= limits.MAX_PENDING_ENTRIES:
+    if len(item.get(UNSETTLED_VALUES) or {}) >= unsettled_bound(change):
         count(MetricName.SETTLEMENT_BEHIND)
-        return SettlementBehind(change.account_id)
+        return SettlementBehind(change.account_id, field=change.side_field)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
 
 

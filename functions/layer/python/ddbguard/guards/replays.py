@@ -1,20 +1,21 @@
 """Request markers: the idempotency record of a write is written by the write itself.
 
 A write that carries an Idempotency-Key puts a marker item (`REQ#<digest>` / `MARKER`, the digest
-of caller + route + key) with `attribute_not_exists` in its own TransactWriteItems (plan slot MARKER).
+of caller + route + key) with `attribute_not_exists` in its own TransactWriteItems (plan slot MARKER),
+every route alike: a keyed PATCH is a transaction too, never a single-item update.
 The marker holds the request's fingerprint and the response to give again. A retry of the same
 request (a lost response, a client retry, a concurrent twin) fails at the marker, and the failed
-write's ALL_OLD item is the first response: no read before the write, no separate record round
-trips, and never a second effect. The same key with another fingerprint is 422.
+write's ALL_OLD item is the first response: no separate record round trips, and never a second
+effect. The same key with another fingerprint is 422, whatever happened to the resource since.
 
-A single-item update (UpdateItem) cannot carry a second item, so it stamps the request on the
-item instead (`stamp`): a retry finds its own stamp in the ALL_OLD item of its failed guard.
+A marker of a write that moves no money expires with its key (24 h, `expiration`). DynamoDB deletes
+expired items only some time later, so an expired marker is treated as gone: its put succeeds over it,
+and a read ignores it. A money movement's marker never expires.
 """
 
 from __future__ import annotations
 
 import contextvars
-import time
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -23,16 +24,14 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
-from ddbguard.store import keys, reads, writes
+from ddbguard.store import clock, keys, reads, writes
 from ddbguard.store.ids import now_iso
-from ddbguard.store.items import Entry, RequestMarker, RequestStamp, UpdateStamp
+from ddbguard.store.items import Entry, RequestMarker, RequestStamp
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.schema import (
     CREATED_AT,
     CREATED_BY_REQUEST,
     KIND,
-    LAST_REQUEST,
-    LAST_REQUEST_FINGERPRINT,
     MARKER_CALLER,
     MARKER_ENTRIES,
     MARKER_FINGERPRINT,
@@ -42,7 +41,6 @@ from ddbguard.store.schema import (
     PARTITION_KEY,
     REQUEST_FINGERPRINT,
     TTL_ATTRIBUTE,
-    VERSION,
 )
 from ddbguard.store.shapes import Action, Key
 
@@ -85,15 +83,26 @@ def marker_item(identity: RequestIdentity, response: object, *, entries: list[En
         CREATED_AT: now_iso(),
     }
     if entries is None:
-        marker[TTL_ATTRIBUTE] = int(time.time()) + KEY_LIFETIME_S
+        marker[TTL_ATTRIBUTE] = int(clock.now_s()) + KEY_LIFETIME_S
     else:
         marker[MARKER_ENTRIES], marker[MARKER_SETTLED] = entries, {}
     return marker
 
 
+def is_expired(marker: Mapping[str, object] | None) -> bool:
+    """The marker's key lifetime has passed (DynamoDB may not have deleted it yet)."""
+    expiration = marker.get(TTL_ATTRIBUTE) if marker is not None else None
+    return isinstance(expiration, int | float) and expiration <= clock.now_s()
+
+
+def _absent_or_expired() -> ConditionBase:
+    return Attr(PARTITION_KEY).not_exists() | Attr(TTL_ATTRIBUTE).lte(int(clock.now_s()))
+
+
 def marker_put(identity: RequestIdentity, response: object, *, entries: list[Entry] | None = None) -> Action:
-    """The marker as one of the write's actions: it exists only if the write committed."""
-    return writes.put(marker_item(identity, response, entries=entries), Attr(PARTITION_KEY).not_exists())
+    """The marker as one of the write's actions: it exists only if the write committed. It replaces a marker
+    whose key expired (the same key, a new request)."""
+    return writes.put(marker_item(identity, response, entries=entries), _absent_or_expired())
 
 
 def led_by_marker(plan: TransactionPlan, identity: RequestIdentity | None, response: object) -> TransactionPlan:
@@ -129,9 +138,10 @@ def read_with_marker(
     single call."""
     marker_key = keys.request_marker_key(identity.digest)
     found = {item[PARTITION_KEY]: item for item in reads.get_items([key, marker_key])}
+    marker = found.get(marker_key[PARTITION_KEY])
     return (
         reads.as_kind(kind, found.get(key[PARTITION_KEY])),
-        reads.as_kind(RequestMarker, found.get(marker_key[PARTITION_KEY])),
+        None if is_expired(marker) else reads.as_kind(RequestMarker, marker),
     )
 
 
@@ -140,32 +150,3 @@ def request_stamp(identity: RequestIdentity | None) -> RequestStamp:
     if identity is None:
         return {}
     return {CREATED_BY_REQUEST: identity.digest, REQUEST_FINGERPRINT: identity.fingerprint}
-
-
-def update_stamp(identity: RequestIdentity | None) -> UpdateStamp:
-    """SET values a single-item update adds, so its own retry recognises the change it made."""
-    if identity is None:
-        return {}
-    return {LAST_REQUEST: identity.digest, LAST_REQUEST_FINGERPRINT: identity.fingerprint}
-
-
-def not_stamped_by(identity: RequestIdentity | None) -> ConditionBase | None:
-    """A single-item update's extra guard: the item does not carry this request's stamp. Without it, the same key
-    with another body sent with the current If-Match would apply on an environment whose cache never saw the key;
-    with it, the update fails and its ALL_OLD stamp tells a retry (replay) from a reused key (422)."""
-    if identity is None:
-        return None
-    return Attr(LAST_REQUEST).not_exists() | Attr(LAST_REQUEST).ne(identity.digest)
-
-
-def is_own_update(stored: Mapping[str, object] | None, identity: RequestIdentity | None, expected: int) -> bool:
-    """True when `stored` is what this request's earlier attempt made of it: one version on, or at the version the
-    client now expects (it sent the If-Match the first attempt answered). Another fingerprint is a reused key."""
-    if stored is None or identity is None or stored.get(LAST_REQUEST) != identity.digest:
-        return False
-    if stored.get(LAST_REQUEST_FINGERPRINT) != identity.fingerprint:
-        raise IdempotencyKeyReused()
-    if stored.get(VERSION) not in (expected, expected + 1):
-        return False  # changed again since: the first response is no longer the item
-    _replay()
-    return True

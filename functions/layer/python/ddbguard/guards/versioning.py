@@ -2,6 +2,15 @@
 
 Every guarded write returns the item as it was when the guard failed (ALL_OLD), so a stale
 writer learns the current state from the failed write itself.
+
+A delete leaves a tombstone (`kind: "tombstone"`, no owner, no values) rather than nothing, so the id can never
+name a second item: a create's `attribute_not_exists` fails on it, and every owner-checked read or write finds no
+owner there, as for an absent item.
+
+Every change writes a fresh `writeToken`. A single-item write whose answer was lost is sent again by botocore;
+its guard then fails on the item its first attempt wrote, and the token in that ALL_OLD item tells the caller
+the write is its own, committed (a transaction needs none: botocore re-sends it with the same
+ClientRequestToken, which DynamoDB answers without applying it twice).
 """
 
 from __future__ import annotations
@@ -11,10 +20,12 @@ from collections.abc import Mapping
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.store import writes
-from ddbguard.store.schema import PARTITION_KEY, VERSION
+from ddbguard.store.ids import new_id, now_iso
+from ddbguard.store.schema import DELETED_AT, DELETED_KIND, KIND, PARTITION_KEY, SORT_KEY, VERSION, WRITE_TOKEN
 from ddbguard.store.shapes import Action, Item, Key
 
 FIRST_VERSION = 0
+TOMBSTONE = "tombstone"  # the `kind` of what a deleted item leaves
 
 
 def absent() -> ConditionBase:
@@ -47,12 +58,33 @@ def update_action(
 ) -> Action:
     """Update at the expected version and bump it by one, in the same expression."""
     return writes.update(
-        key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=at_version(expected, condition)
+        key,
+        set_values={**(set_values or {}), WRITE_TOKEN: new_id()},
+        increments={VERSION: 1},
+        remove=remove,
+        condition=at_version(expected, condition),
     )
 
 
-def delete_action(key: Key, expected: int, condition: ConditionBase | None = None) -> Action:
-    return writes.delete(key, at_version(expected, condition))
+def is_tombstone(item: Mapping[str, object] | None) -> bool:
+    return item is not None and item.get(KIND) == TOMBSTONE
+
+
+def tombstone(key: Key, deleted_kind: str, token: str) -> dict[str, object]:
+    """What a deleted item leaves: its key, what it was and when it went; no owner, no values."""
+    return {
+        PARTITION_KEY: key[PARTITION_KEY],
+        SORT_KEY: key[SORT_KEY],
+        KIND: TOMBSTONE,
+        DELETED_KIND: deleted_kind,
+        DELETED_AT: now_iso(),
+        WRITE_TOKEN: token,
+    }
+
+
+def delete_action(key: Key, expected: int, deleted_kind: str, condition: ConditionBase | None = None) -> Action:
+    """Replace the item at the expected version with its tombstone."""
+    return writes.put(tombstone(key, deleted_kind, new_id()), at_version(expected, condition))
 
 
 def update_item(
@@ -63,11 +95,29 @@ def update_item(
     remove: tuple[str, ...] = (),
     condition: ConditionBase | None = None,
 ) -> Item:
-    """Single-item versioned update; returns the new item, raises ConditionFailed with the old one."""
-    return writes.conditional_update(
-        key, set_values=set_values, increments={VERSION: 1}, remove=remove, condition=at_version(expected, condition)
-    )
+    """Single-item versioned update; returns the new item, raises ConditionFailed with the old one (unless that
+    is the item this very write made, its answer lost: then it is the new item)."""
+    token = new_id()
+    try:
+        return writes.conditional_update(
+            key,
+            set_values={**(set_values or {}), WRITE_TOKEN: token},
+            increments={VERSION: 1},
+            remove=remove,
+            condition=at_version(expected, condition),
+        )
+    except writes.ConditionFailed as failed:
+        if failed.item is not None and failed.item.get(WRITE_TOKEN) == token:
+            return failed.item
+        raise
 
 
-def delete_item(key: Key, expected: int, condition: ConditionBase | None = None) -> None:
-    writes.conditional_delete(key, at_version(expected, condition))
+def delete_item(key: Key, expected: int, deleted_kind: str, condition: ConditionBase | None = None) -> None:
+    """Single-item versioned delete (the item becomes its tombstone); raises ConditionFailed with the old item,
+    unless that is the tombstone this very write left, its answer lost."""
+    token = new_id()
+    try:
+        writes.conditional_put(tombstone(key, deleted_kind, token), at_version(expected, condition))
+    except writes.ConditionFailed as failed:
+        if not (is_tombstone(failed.item) and failed.item is not None and failed.item.get(WRITE_TOKEN) == token):
+            raise

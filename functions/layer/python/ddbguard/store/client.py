@@ -10,6 +10,7 @@ import boto3
 from botocore.config import Config
 
 from ddbguard.snapshot_hooks import after_restore
+from ddbguard.store import call_log
 from ddbguard.store.transient import CLIENT_RETRIES
 
 if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
@@ -38,8 +39,11 @@ def table_name() -> str:
 
 @lru_cache(maxsize=1)
 def client() -> DynamoDBClient:
-    """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set."""
-    return boto3.session.Session().client("dynamodb", config=_client_config())
+    """A low-level client (transactions need it); endpoint from AWS_ENDPOINT_URL_DYNAMODB when set. Its calls are
+    counted per request and logged at DEBUG (ddbguard.store.call_log)."""
+    made = boto3.session.Session().client("dynamodb", config=_client_config())
+    call_log.attach(made)
+    return made
 
 
 # Restored from a SnapStart snapshot: the snapshot's connections and credentials are not this environment's.

@@ -26,14 +26,13 @@ class RequestStamp(TypedDict, total=False):
     requestFingerprint: str
 
 
-class UpdateStamp(TypedDict, total=False):
-    """On an item last changed by a single-item update with an Idempotency-Key."""
+class WriteStamp(TypedDict, total=False):
+    """On a versioned item changed at least once: the token of the write that changed it last."""
 
-    lastRequest: str
-    lastRequestFingerprint: str
+    writeToken: str
 
 
-class AccountItem(StoredItem, RequestStamp, UpdateStamp):
+class AccountItem(StoredItem, RequestStamp, WriteStamp):
     """`ACCT#<accountId>` / `PROFILE`. `email` and `username` are stored normalised."""
 
     accountId: str
@@ -41,9 +40,18 @@ class AccountItem(StoredItem, RequestStamp, UpdateStamp):
     email: str
     username: str
     displayName: NotRequired[str]  # absent when never given
+    closing: NotRequired[bool]  # absent: open to incoming transfers
     version: int
     createdAt: str
     updatedAt: str
+
+
+class TombstoneItem(StoredItem, WriteStamp):
+    """What a deleted account or order leaves at its key (`kind: "tombstone"`): no owner and no values, so its id
+    is never given again and nothing owner-checked finds it."""
+
+    deletedKind: str
+    deletedAt: str
 
 
 class LockItem(StoredItem):
@@ -120,8 +128,8 @@ class OrderLine(TypedDict):
     unitPriceCents: int
 
 
-class OrderItem(StoredItem, RequestStamp, UpdateStamp):
-    """`ORDER#<owner tag>#<orderId>` / `ORDER`."""
+class OrderItem(StoredItem, RequestStamp, WriteStamp):
+    """`ORDER#<owner tag>#<orderId>` / `ORDER`. `paidAt`, `refundedAt`: when its money moved, kept for good."""
 
     orderId: str
     ownerSub: str
@@ -132,6 +140,8 @@ class OrderItem(StoredItem, RequestStamp, UpdateStamp):
     version: int
     createdAt: str
     updatedAt: str
+    paidAt: NotRequired[str]
+    refundedAt: NotRequired[str]
 
 
 class RequestMarker(StoredItem):

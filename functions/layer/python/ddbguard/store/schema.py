@@ -25,9 +25,11 @@ OWNER_SUB: Final = "ownerSub"
 # Items created by a request with an Idempotency-Key: which request (digest) and what it asked (fingerprint).
 CREATED_BY_REQUEST: Final = "createdByRequest"
 REQUEST_FINGERPRINT: Final = "requestFingerprint"
-# Items changed by a single-item update with an Idempotency-Key: the last such request.
-LAST_REQUEST: Final = "lastRequest"
-LAST_REQUEST_FINGERPRINT: Final = "lastRequestFingerprint"
+# Versioned items: a fresh token per change, so a write re-sent after its answer was lost knows its own result.
+WRITE_TOKEN: Final = "writeToken"
+# Tombstones (what a deleted versioned item leaves): what the item was, and when it went.
+DELETED_KIND: Final = "deletedKind"
+DELETED_AT: Final = "deletedAt"
 # Lock items: the partition key of the entity that holds the value.
 LOCK_OWNER: Final = "owner"
 # Ledger balance and entries.
@@ -58,14 +60,17 @@ TRANSFER_ID: Final = "transferId"
 EMAIL: Final = "email"
 USERNAME: Final = "username"
 DISPLAY_NAME: Final = "displayName"
+CLOSING: Final = "closing"  # true: closed to incoming transfers (the owner's own movements go on)
 # Ledger entries: what moved, and the item on the other side.
 ENTRY_TYPE: Final = "type"
 COUNTERPARTY_ACCOUNT_ID: Final = "counterpartyAccountId"
 # Holds: which request settled it (capture or release).
 SETTLED_BY_REQUEST: Final = "settledByRequest"
-# Orders: the lines and their total.
+# Orders: the lines and their total, and when the payment and the refund moved money (kept for good).
 ORDER_LINES: Final = "items"
 TOTAL: Final = "totalCents"
+PAID_AT: Final = "paidAt"
+REFUNDED_AT: Final = "refundedAt"
 SKU: Final = "sku"
 QUANTITY: Final = "quantity"
 UNIT_PRICE: Final = "unitPriceCents"

@@ -183,5 +183,6 @@ def conditional_update(
     return from_item(_single_write("update_item", request).get("Attributes")) or {}
 
 
-def conditional_delete(key: Key, condition: ConditionBase) -> None:
-    _single_write("delete_item", delete(key, condition)["Delete"])
+def conditional_put(item: Mapping[str, object], condition: ConditionBase) -> None:
+    """Put (or replace) one item if the condition holds; raises ConditionFailed with the item as it was."""
+    _single_write("put_item", put(item, condition)["Put"])

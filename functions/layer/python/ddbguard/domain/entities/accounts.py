@@ -1,4 +1,5 @@
-"""The account: global ids, versioned, email and username unique (NFKC + case-fold), listed under its owner."""
+"""The account: global ids, versioned, email and username unique (NFKC + case-fold), listed under its owner, open to
+incoming transfers until closing."""
 
 from ddbguard.domain.normalize import EMAIL, HANDLE
 from ddbguard.domain.projections import ACCOUNT_FIELDS
@@ -14,4 +15,5 @@ ACCOUNT = Entity(
     unique=(Unique(schema.EMAIL, EMAIL), Unique(schema.USERNAME, HANDLE, lock="HANDLE")),
     owner_index=True,
     admin_reads=True,
+    defaults={schema.CLOSING: False},  # accounts made before closing existed are open
 )
