@@ -28,7 +28,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
 
 help:
 	@echo "make run [DEBUG=<function>]   serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR, LOG_FORMAT=json)"
@@ -48,6 +48,7 @@ help:
 	@echo "make destroy ENV=<env>        list what stays (retained), then cdk destroy (after lifting termination protection)"
 	@echo "make watch ENV=<env>          cdk watch: hotswap function code on save (only where config/<env>.json sets hotswap: dev)"
 	@echo "make smoke URL=<stage url> TOKEN=<id token>   run the quickstart against a deployed API"
+	@echo "make upgrade-bridge ENV=<env>  first of two updates moving a stack deployed before route groups (docs/infra.md)"
 	@echo "make page-test ENV=<env>      send a test page through the Critical alarms' path (needs credentials)"
 	@echo "make lock-remedy ENV=<env> ACCOUNT=.. FIELD=.. VALUE=..   on-call remedy for an unrepaired lock (docs/operations.md)"
 	@echo "make seed                     create the demo world in the running table again (idempotent)"
@@ -211,6 +212,11 @@ destroy: require-env synth
 	@echo "the stack is termination-protected; to delete it, first run:"
 	@echo "  aws cloudformation update-termination-protection --no-enable-termination-protection --stack-name ddbguard-$(ENV)"
 	$(CDK) destroy $(STACK) --no-notices --app cdk.out
+
+# A stack deployed before route groups: prepare and check the bridge change set (docs/infra.md, "Upgrading a stack
+# deployed before route groups"), computed against this release's `make synth ENV=<env>` (ASSEMBLY, default cdk.out).
+upgrade-bridge: require-env venv
+	@$(PY) scripts/upgrade_bridge.py $(ENV) $(or $(ASSEMBLY),cdk.out)
 
 # A test page through the Critical path (the stack's page-test alarm set to ALARM): who is on call must be paged.
 page-test: require-env install

@@ -136,9 +136,12 @@ class LockAuditRun(Construct):
         if hour > 23:
             raise ValueError(f"context {settings.AUDIT_HOUR.name}={hour}: an hour of the day, 0 to 23, is required")
         self.time_zone = settings.text(self, settings.AUDIT_TIME_ZONE)
+        # Its own construct id: the EventBridge rule it replaced was `Schedule`, and CloudFormation refuses an update
+        # that gives a logical id another resource type ("Update of resource type is not permitted"), which would
+        # stop every stack deployed before from updating.
         self.schedule = scheduler.Schedule(
             self,
-            "Schedule",
+            "WorkingHoursSchedule",
             description="Runs the uniqueness-lock audit once a day, in working hours",
             schedule=scheduler.ScheduleExpression.cron(
                 minute=constants.AUDIT_SCHEDULE_MINUTE, hour=str(hour), time_zone=TimeZone.of(self.time_zone)

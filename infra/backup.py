@@ -34,7 +34,10 @@ class TableBackups(Construct):
             self,
             "Vault",
             encryption_key=key,
-            removal_policy=RemovalPolicy.RETAIN,
+            # Kept when the stack goes or drops it; deleted only when the deploy that created it rolls back (empty
+            # then). Plain RETAIN would leave it behind after a failed first deploy, and its fixed name would make
+            # the retry fail ("already exists").
+            removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
         )
         copies = (
             [

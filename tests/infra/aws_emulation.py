@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -277,3 +279,48 @@ def _empty_zip() -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("handler.py", "def handler(event, context):\n    return None\n")
     return buffer.getvalue()
+
+
+# --- running the docs' commands against it ------------------------------------------------------------------
+
+# The AWS CLI v1 sends `aws sqs` to SQS's legacy regional host unless `--endpoint-url` is given on the command line
+# (its SSL-common-name customization ignores AWS_ENDPOINT_URL); this stand-in for `aws` gives it the emulation's
+# endpoint for SQS alone and runs every command otherwise unchanged.
+AWS_SHIM = """#!/usr/bin/env bash
+if [ "$1" = sqs ]; then exec "{aws}" --endpoint-url "$AWS_ENDPOINT_URL" "$@"; fi
+exec "{aws}" "$@"
+"""
+BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
+
+
+def aws_shim(directory: Path, repo_root: Path) -> Path:
+    """`directory` with the `aws` stand-in above in it (for PATH), wrapping the venv's AWS CLI."""
+    shim = directory / "aws"
+    shim.write_text(AWS_SHIM.format(aws=repo_root / ".venv" / "bin" / "aws"), encoding="utf-8")
+    shim.chmod(0o755)
+    return directory
+
+
+def cli_environment(moto: MotoServer, shim_dir: Path, repo_root: Path, **variables: str) -> dict[str, str]:
+    """The environment a doc's commands run in: the venv's AWS CLI (through the shim) and every SDK pointed at the
+    emulation, its credentials, the stack's region; no variable of the caller's AWS or make run leaks in."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MAKE"))},
+        "PATH": os.pathsep.join((str(shim_dir), str(repo_root / ".venv" / "bin"), os.environ["PATH"])),
+        "AWS_ENDPOINT_URL": moto.endpoint,
+        "AWS_ACCESS_KEY_ID": _CREDENTIALS["id"],
+        "AWS_SECRET_ACCESS_KEY": _CREDENTIALS["secret"],
+        "AWS_DEFAULT_REGION": REGION,
+        **variables,
+    }
+
+
+def markdown_sections(text: str, level: int = 2) -> dict[str, list[str]]:
+    """Heading (`preamble` before the first) -> its ```bash blocks, dedented, in order."""
+    heading = re.compile(rf"^{'#' * level} (.+)$", re.M)
+    marks = [("preamble", 0)] + [(match[1].strip("`"), match.start()) for match in heading.finditer(text)]
+    sections = {}
+    for index, (name, start) in enumerate(marks):
+        end = marks[index + 1][1] if index + 1 < len(marks) else len(text)
+        sections[name] = [textwrap.dedent(block) for block in BASH_BLOCK.findall(text[start:end])]
+    return sections

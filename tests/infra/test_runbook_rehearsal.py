@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import re
 import subprocess
 import time
@@ -29,7 +28,7 @@ import pytest
 from infra.api import ACCESS_LOG_FORMAT
 from routes import ROUTES
 
-from .aws_emulation import REGION, DeployedStack, MotoServer, moto_server
+from .aws_emulation import DeployedStack, MotoServer, aws_shim, cli_environment, markdown_sections, moto_server
 from .conftest import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -38,34 +37,11 @@ if TYPE_CHECKING:
 RUNBOOK = REPO_ROOT / "docs" / "operations.md"
 ACCOUNT = "444455556666"  # config/prod.json
 STACK = "ddbguard-prod"
-BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
-HEADING = re.compile(r"^## (.+)$", re.M)
 
 
 def runbook_sections() -> dict[str, list[str]]:
     """Heading (`preamble` before the first) -> its bash blocks, in order; the preamble's first is the setup."""
-    text = RUNBOOK.read_text(encoding="utf-8")
-    marks = [("preamble", 0)] + [(match[1].strip("`"), match.start()) for match in HEADING.finditer(text)]
-    sections = {}
-    for index, (name, start) in enumerate(marks):
-        end = marks[index + 1][1] if index + 1 < len(marks) else len(text)
-        sections[name] = [textwrap_dedent(block) for block in BLOCK.findall(text[start:end])]
-    return sections
-
-
-def textwrap_dedent(block: str) -> str:
-    import textwrap
-
-    return textwrap.dedent(block)
-
-
-# The AWS CLI v1 sends `aws sqs` to SQS's legacy regional host unless `--endpoint-url` is given on the command line
-# (its SSL-common-name customization ignores AWS_ENDPOINT_URL); this stand-in for `aws` gives it the emulation's
-# endpoint for SQS alone and runs every command otherwise unchanged.
-AWS_SHIM = """#!/usr/bin/env bash
-if [ "$1" = sqs ]; then exec "{aws}" --endpoint-url "$AWS_ENDPOINT_URL" "$@"; fi
-exec "{aws}" "$@"
-"""
+    return markdown_sections(RUNBOOK.read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -84,16 +60,9 @@ class Rehearsal:
         blocks = sections["preamble"][1:] if section == "preamble" else sections[section]
         assert blocks, section
         script = "set -eo pipefail\n" + setup + "\n" + "\n".join(blocks)
-        environment = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MAKE"))},
-            "PATH": os.pathsep.join((str(self.shim_dir), str(REPO_ROOT / ".venv" / "bin"), os.environ["PATH"])),
-            "AWS_ENDPOINT_URL": self.moto.endpoint,
-            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_endpoint,
-            "AWS_ACCESS_KEY_ID": "rehearsal",
-            "AWS_SECRET_ACCESS_KEY": "rehearsal",
-            "AWS_DEFAULT_REGION": REGION,
-            **variables,
-        }
+        environment = cli_environment(
+            self.moto, self.shim_dir, REPO_ROOT, AWS_ENDPOINT_URL_DYNAMODB=self.dynamodb_endpoint, **variables
+        )
         result = subprocess.run(
             ["bash", "-c", script],
             cwd=REPO_ROOT,
@@ -184,10 +153,7 @@ def rehearsal(
     prod_synth: Synth, dynamodb_local: Any, raw_client: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Rehearsal]:
     log = tmp_path_factory.mktemp("moto") / "moto.log"
-    shim_dir = tmp_path_factory.mktemp("aws-cli")
-    shim = shim_dir / "aws"
-    shim.write_text(AWS_SHIM.format(aws=REPO_ROOT / ".venv" / "bin" / "aws"), encoding="utf-8")
-    shim.chmod(0o755)
+    shim_dir = aws_shim(tmp_path_factory.mktemp("aws-cli"), REPO_ROOT)
     with moto_server(ACCOUNT, log) as moto, pytest.MonkeyPatch.context() as patch:
         stack = DeployedStack(prod_synth.json, STACK, ACCOUNT, moto)
         stack.create()
