@@ -52,6 +52,7 @@ class Prices:
     read_unit_per_million: float = 0.125  # on-demand read request units
     write_unit_per_million: float = 0.625  # on-demand write request units
     storage_gb: float = 0.25  # table storage, Standard class
+    storage_ia_gb: float = 0.10  # table storage, Standard-IA class
     pitr_gb: float = 0.20  # point-in-time recovery
     backup_gb: float = 0.10  # AWS Backup warm storage of DynamoDB backups
     logs_gb: float = 0.50  # CloudWatch Logs ingestion (standard and vended alike, first tier)
@@ -77,7 +78,15 @@ MOVEMENT_UNITS: dict[str, int] = {
 # The request's read-back of its exact availableCentsAfter, and the settlement's reads of the balance and the entry.
 MOVEMENT_READ_UNITS = 2
 READ_UNITS_PER_GET = 1  # one consistent GetItem of an item under 4 KB
-MOVEMENT_BYTES_KEPT = 976  # entry + request marker, billed bytes (docs/capacity.md, "Bytes each thing keeps")
+_REQUEST, _INDEX_PUT, _MARKER, _ENTRY_AND_BALANCE, _LEAVES_INDEX, _INDEX_DELETE = MOVEMENT_UNITS.values()
+# The request marker's units (under 1 KB, twice inside a transaction), the same in the request's transaction: the
+# marker lives in its own partition, so a ledger's partition takes the rest of that transaction.
+MARKER_UNITS = _MARKER
+# The entry and the balance, each under 1 KB on an idle ledger, share the settlement transaction's units evenly.
+ENTRY_UNITS = _ENTRY_AND_BALANCE // 2
+# The writes of a movement that a busy ledger's settlement shares between the movements it settles together: the
+# index's put and delete, the update that leaves the index, and the balance's part of the settlement transaction.
+SHARED_WHEN_BUSY = _INDEX_PUT + _INDEX_DELETE + _LEAVES_INDEX + (_ENTRY_AND_BALANCE - ENTRY_UNITS)
 # With traffic, each route's method publishes API Gateway's detailed metrics (count, 4xx, 5xx, latency, integration
 # latency, cache hits and misses), billed as custom metrics; the service's own are the layer's and the access log's.
 DETAILED_METRICS_PER_ROUTE = 7
@@ -102,6 +111,34 @@ class Assumptions:
 
 
 ASSUMPTIONS = Assumptions()
+
+
+@dataclass(frozen=True)
+class AwsLimits:
+    """AWS's documented quotas the figures are measured against (facts, not ours)."""
+
+    partition_write_units: int = 1_000  # per partition, per second
+    partition_read_units: int = 3_000  # per partition, per second
+    table_write_units: int = 40_000  # an on-demand table's default maximum, per second
+    read_unit_bytes: int = 4_096  # one read unit (half of it eventually consistent)
+    account_concurrency: int = 1_000  # Lambda's default concurrent executions per account and region
+    item_overhead_bytes: int = 100  # DynamoDB bills each item 100 bytes more (its index overhead)
+
+
+AWS_LIMITS = AwsLimits()
+
+
+@dataclass(frozen=True)
+class CodeFacts:
+    """Figures the code fixes, read from where the code keeps them (tests/infra/cost_figures.py passes them in)."""
+
+    pending_bound: int  # ddbguard.limits.MAX_PENDING_ENTRIES
+    settlement_batch: int  # ddbguard.guards.settlement.ENTRIES_PER_TRANSACTION
+    balance_max_bytes: int  # ddbguard.limits.MAX_BALANCE_BYTES
+    audit_run_hours: float  # infra/audit.py's RUN_TIMEOUT
+    stack_resources: int  # CloudFormation's per-stack limits as tests/infra/headroom.py checks them
+    template_bytes: int
+    added_routes: int  # the routes tests/infra/test_hundred_routes.py adds
 
 
 @dataclass(frozen=True)
@@ -145,17 +182,76 @@ def _table(text: str, heading: str) -> list[list[str]]:
     return rows[2:]
 
 
+def _number(cell: str) -> float:
+    return float(cell.removeprefix("about ").replace(",", ""))
+
+
+@dataclass(frozen=True)
+class ItemBytes:
+    what: str
+    bytes: int  # attribute names plus values
+    billed: int  # plus DynamoDB's 100 bytes of index overhead per item
+
+
+@dataclass(frozen=True)
+class Sweep:
+    items: int
+    query_requests: int
+    query_units: float
+    scan_units: float  # the former sweeper's consistent Scan of the whole table
+
+
+@dataclass(frozen=True)
+class Backlog:
+    values: int  # unsettled values on the balance
+    balance_bytes: int
+    units: int  # write units of the movement
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class HotLedger:
+    threads: int
+    accepted_per_second: float
+    settled_per_second: float
+
+
 @dataclass(frozen=True)
 class BenchShapes:
     route_p99_ms: dict[str, float]  # route -> p99 through HTTP, one client, warm
     audit_units: list[tuple[int, int, float]]  # (items, segments, Scan read units per segment)
+    audit_pages: dict[int, float]  # items -> Scan pages per segment
+    item_bytes: list[ItemBytes]
+    sweeps: list[Sweep]  # the measured sizes only
+    backlog: list[Backlog]
+    hot: HotLedger
 
     @classmethod
     def read(cls, path: Path = BENCH_RESULTS) -> BenchShapes:
         text = path.read_text(encoding="utf-8")
         routes = {row[0]: float(row[3]) for row in _table(text, "### Latency per route through HTTP")}
-        audit = [(int(r[0]), int(r[1]), float(r[4])) for r in _table(text, "### The audit's work per segment")]
-        return cls(routes, audit)
+        audit_rows = _table(text, "### The audit's work per segment")
+        backlog_heading = "### One movement's write units against its ledger's backlog"
+        hot_heading = "## 7. Settlement of one hot ledger"
+        threads = re.search(r"movements/s, (\d+) threads", text.split(hot_heading, 1)[1])
+        hot = _table(text, hot_heading)[0]
+        assert threads, "bench/results.md lacks the hot ledger's threads"
+        return cls(
+            route_p99_ms=routes,
+            audit_units=[(int(r[0]), int(r[1]), float(r[4])) for r in audit_rows],
+            audit_pages={int(r[0]): float(r[3]) for r in audit_rows},
+            item_bytes=[ItemBytes(r[0], int(r[2]), int(r[3])) for r in _table(text, "### Bytes each thing keeps")],
+            sweeps=[
+                Sweep(int(r[0]), int(r[2]), float(r[3]), float(r[5]))
+                for r in _table(text, "### What one sweep reads")
+                if r[0].isdigit()
+            ],
+            backlog=[Backlog(int(r[0]), int(r[1]), int(r[2]), r[4] == "201") for r in _table(text, backlog_heading)],
+            hot=HotLedger(int(threads[1]), _number(hot[1]), _number(hot[3])),
+        )
+
+    def movement_bytes(self) -> ItemBytes:
+        return next(row for row in self.item_bytes if row.what.startswith("money movement"))
 
     def slowest_route(self) -> tuple[str, float]:
         route = max(self.route_p99_ms, key=self.route_p99_ms.__getitem__)
@@ -178,6 +274,7 @@ class EdgeSizing:
     mock_methods: int
     token_per_minute: int
     ip_per_minute: int
+    reserved: int  # concurrency config/prod.json reserves
 
     @classmethod
     def from_config(cls, routes: int, mock_methods: int, path: Path = REPO_ROOT / "config" / "prod.json") -> EdgeSizing:
@@ -189,6 +286,7 @@ class EdgeSizing:
             mock_methods,
             int(values["wafTokenRateLimit"]),
             int(values["wafIpRateLimit"]),
+            sum(int(values[key]) for key in values if key.endswith("ReservedConcurrency")),
         )
 
     @property
@@ -246,7 +344,7 @@ def traffic_month(
     write_units = movements * movement_write_units()
     gb_seconds = assumptions.requests * assumptions.function_ms / 1000 * assumptions.function_gb
     logs_gb = assumptions.requests * (assumptions.log_kb_per_request + assumptions.waf_log_kb_per_request) / 1e6
-    stored_gb = movements * MOVEMENT_BYTES_KEPT / 1e9
+    stored_gb = movements * shapes.movement_bytes().billed / 1e9
     traced = SECONDS_PER_MONTH + assumptions.xray_sample * max(0.0, assumptions.requests - SECONDS_PER_MONTH)
     audit_units = shapes.audit_units_per_item() * (2 * movements) * 30  # entry + marker per movement, nightly
     return {
@@ -323,8 +421,9 @@ def render_traffic(prod: TemplateFacts, shapes: BenchShapes, assumptions: Assump
         "Lambda": f"$0.20 per million + 256 MB for {assumptions.function_ms:g} ms on average (arm64)",
         "DynamoDB requests": f"reads 1 unit; a movement {movement_write_units()} write and {MOVEMENT_READ_UNITS} read "
         "units from request to settled (docs/capacity.md)",
-        "DynamoDB storage and PITR": f"{movements / 1e6:g} million movements kept ({MOVEMENT_BYTES_KEPT} bytes "
-        "each) a month: the first month's growth, paid again every month after",
+        "DynamoDB storage and PITR": f"{movements / 1e6:g} million movements kept "
+        f"({shapes.movement_bytes().billed} bytes each) a month: the first month's growth, paid again every month "
+        "after",
         "AWS Backup": f"{assumptions.backup_copies} daily copies of that growth, $0.10 per GB-month",
         "lock audit": f"nightly, {shapes.audit_units_per_item():.4f} read units per item (bench shape) over the "
         "entries and markers added",
@@ -358,6 +457,7 @@ def render_edge(sizing: EdgeSizing, shapes: BenchShapes, assumptions: Assumption
     per_environment = 1000 / p99
     need = busiest_route_need(assumptions)
     route_concurrency = sizing.route_rate / per_environment
+    most = movement_write_units() + backlog_extra_units(shapes)
     stage_concurrency = sizing.stage_rate / per_environment
     return "\n".join(
         [
@@ -375,12 +475,16 @@ def render_edge(sizing: EdgeSizing, shapes: BenchShapes, assumptions: Assumption
             f"| concurrent executions one route needs at its throttle | {route_concurrency:.0f} | its throttle / the "
             "line above |",
             f"| concurrent executions the whole stage needs at its budget | {stage_concurrency:.0f} | of the "
-            "account's 1,000 (15 reserved in prod) |",
+            f"account's {AWS_LIMITS.account_concurrency:,} ({sizing.reserved} reserved in prod) |",
             f"| one caller's most (WAF, per token) | {sizing.token_per_minute / 60:.0f} rps "
             f"({sizing.token_per_minute} a minute) | {sizing.token_per_minute / 60 / sizing.route_rate:.0%} of one "
             "route's throttle |",
             f"| one source IP's most (WAF) | {sizing.ip_per_minute / 60:.0f} rps ({sizing.ip_per_minute} a minute) |"
             " callers behind one NAT share it |",
+            f"| write units one route sends the table at its throttle | {sizing.route_rate * most:,.0f} a second | a "
+            f"movement writes at most {most} ({movement_write_units()} request to settled, "
+            f"{most - movement_write_units()} more with a full backlog); an on-demand table takes "
+            f"{AWS_LIMITS.table_write_units:,} |",
         ]
     )
 
@@ -394,13 +498,245 @@ def render_audit(shapes: BenchShapes, prices: Prices = PRICES) -> str:
             f"| {items:,} (measured) | {total:,.0f} | {_usd(total * prices.read_unit_per_million / 1e6)} | "
             f"{_usd(30 * total * prices.read_unit_per_million / 1e6)} |"
         )
-    for items in (1_000_000, 100_000_000):
+    for items in AUDIT_SIZES:
         total = per_item * items
         lines.append(
             f"| {items:,} (from the shape) | {total:,.0f} | {_usd(total * prices.read_unit_per_million / 1e6)} | "
             f"{_usd(30 * total * prices.read_unit_per_million / 1e6)} |"
         )
     return "\n".join(lines)
+
+
+# --- the capacity figures around the tables ------------------------------------------------------------------
+
+AUDIT_SIZES = (1_000_000, 100_000_000)  # table sizes shown beyond the bench's measured ones
+STORAGE_YEARS = 6  # how far the storage growth's accumulation is shown
+
+
+def request_units() -> int:
+    """The request transaction's write units on an idle ledger (the first of `MOVEMENT_UNITS`)."""
+    return _REQUEST
+
+
+def backlog_extra_units(shapes: BenchShapes) -> int:
+    """What a full backlog adds to the request's transaction (the balance rewritten at its largest)."""
+    return max(row.units for row in shapes.backlog) - request_units()
+
+
+def ledger_partition_units(shapes: BenchShapes) -> tuple[int, int]:
+    """Write units one movement costs its ledger's partition, (idle, with a full backlog): the request's
+    transaction without the request marker (its own partition), and the settlement's rewrite of the entry."""
+    most = max(row.units for row in shapes.backlog)
+    return request_units() - MARKER_UNITS + ENTRY_UNITS, most - MARKER_UNITS + ENTRY_UNITS
+
+
+def _tens(value: float) -> int:
+    return int(value // 10 * 10)
+
+
+def storage_per_million(shapes: BenchShapes, prices: Prices = PRICES) -> tuple[float, float]:
+    """(GB, USD a month) that a million movements kept add, billed bytes, table storage plus PITR."""
+    gb = shapes.movement_bytes().billed / 1000
+    return gb, gb * (prices.storage_gb + prices.pitr_gb)
+
+
+def render_item_bytes(shapes: BenchShapes) -> str:
+    gb, usd = storage_per_million(shapes)
+    lines = ["| what | bytes | bytes billed |", "| --- | ---: | ---: |"]
+    lines += [f"| {row.what} | {row.bytes:,} | {row.billed:,} |" for row in shapes.item_bytes]
+    lines += [
+        "",
+        "A transfer keeps one entry more. Entries and markers are never deleted (the statement, and the first answer "
+        f"to a late retry), so storage grows by about **{gb:.1f} GB per million movements**, about ${usd:.2f} a month "
+        'per million movements kept (table storage plus point-in-time recovery; docs/infra.md, "Storage growth of '
+        "money movements\"). The balance item does not grow with the ledger's history: its `pending` map is bounded "
+        "(below).",
+    ]
+    return "\n".join(lines)
+
+
+def render_movement_sharing(shapes: BenchShapes, code: CodeFacts) -> str:
+    extra = backlog_extra_units(shapes)
+    return (
+        f"The request's own transaction is the {request_units()} that `make bench` shows per request; the "
+        "settlement, off the request's path, copies the exact `availableCentsAfter` onto the request marker and the "
+        "entry, empties the balance's `pending` map and takes the balance out of the sparse index `unsettled`, which "
+        "was written when the balance started waiting. That is the most a movement costs on an idle ledger; on a busy "
+        "one the index writes and the balance's part of the settlement are shared by the movements settled together "
+        f"(up to {code.settlement_batch}), down to about {movement_write_units() - SHARED_WHEN_BUSY} a movement, "
+        f"while a movement on a balance with a full backlog writes up to {extra} more in its request (its transaction "
+        f"at {request_units() + extra}, below)."
+    )
+
+
+def _per_segment_at(shapes: BenchShapes, items: int) -> tuple[float, float]:
+    """(read units, pages) of one audit segment at `items`, from the largest measured size."""
+    largest, segments, _units = sorted(shapes.audit_units)[-1]
+    return shapes.audit_units_per_item() * items / segments, shapes.audit_pages[largest] / largest * items
+
+
+def render_background_reads(shapes: BenchShapes, code: CodeFacts) -> str:
+    sweeps = sorted(shapes.sweeps, key=lambda sweep: sweep.items)
+    audits = sorted(shapes.audit_units)
+    scan_per_item = sweeps[-1].scan_units / sweeps[-1].items
+    shown = [sweep.items for sweep in sweeps] + [AUDIT_SIZES[0]]
+    segments = audits[-1][1]
+    audit_cells = [f"{units:,.0f}, {shapes.audit_pages[items]:g} pages" for items, _segments, units in audits]
+    at_size = _per_segment_at(shapes, AUDIT_SIZES[0])
+    audit_cells.append(f"about {round(at_size[0], -3):,.0f}, {round(at_size[1], -1):,.0f} pages")
+    audit_cells[0] = audit_cells[0].replace(",", " read units,", 1)
+    sweep_cells = [f"{sweep.query_units:g}, {sweep.query_requests}" for sweep in sweeps] + [
+        f"{sweeps[-1].query_units:g}, {sweeps[-1].query_requests}"
+    ]
+    sweep_cells[0] = f"{sweeps[0].query_units:g} read units, {sweeps[0].query_requests} requests"
+    scan_cells = [f"{sweep.scan_units:,.0f}" for sweep in sweeps] + [
+        f"about {round(scan_per_item * shown[-1], -3):,.0f}"
+    ]
+    lines = [
+        "| job | " + " | ".join(f"{items:,} items" for items in shown) + " | depends on |",
+        "| --- | " + " | ".join("---:" for _ in shown) + " | --- |",
+        f"| sweeper: Query of the sparse index of waiting balances, {sweeps[0].query_requests} shards | "
+        + " | ".join(sweep_cells)
+        + " | the balances waiting, not the table |",
+        "| former sweeper: filtered consistent Scan of the whole table (for comparison) | "
+        + " | ".join(scan_cells)
+        + " | the table |",
+        f"| lock audit (nightly), per segment of {segments} | "
+        + " | ".join(audit_cells)
+        + " | the table (it must read every lock and account) |",
+        f"| settlement (per stream batch) | per balance: one read of `pending`, one BatchGetItem and two transactions "
+        f"per {code.settlement_batch} values | same | same | the movements to settle |",
+        "",
+        "The sweeper's figure is the minimum DynamoDB bills (half a unit per eventually consistent request) times its "
+        f"{sweeps[0].query_requests} requests: a keys-only index entry is a small part of the "
+        f"{AWS_LIMITS.read_unit_bytes // 1024} KB a read unit covers, so hundreds of balances wait before a second "
+        f"half unit is read. The {shown[-1]:,} column is not seeded: it follows from the two measured sizes, where the "
+        f"Query's units did not move and the Scan's grew {sweeps[-1].scan_units / sweeps[0].scan_units:.0f}-fold. At "
+        f"the former Scan's rate a sweep would read about {round(scan_per_item * 1e6, -3):,.0f} units per million "
+        "items, every run.",
+    ]
+    return "\n".join(lines)
+
+
+def render_backlog(shapes: BenchShapes, code: CodeFacts) -> str:
+    lines = [
+        "| unsettled values on the balance | balance bytes | write units of the movement | answer |",
+        "| ---: | ---: | ---: | --- |",
+    ]
+    for row in shapes.backlog:
+        if row.accepted:
+            lines.append(f"| {row.values} | {row.balance_bytes:,} | {row.units} | 201 |")
+        else:
+            lines.append(
+                f"| {row.values} (the bound) | {row.balance_bytes:,} | {row.units} (refused: billed as attempted) | "
+                "503 `settlement_behind`, nothing written |"
+            )
+    largest = max(row.balance_bytes for row in shapes.backlog)
+    lines += [
+        "",
+        "The write units are the request marker, the balance rewritten at its new size and the entry, each twice "
+        "inside the transaction; the balance is billed on the larger of its size before and after. A backlog past the "
+        f"bound cannot occur: the bound ({code.pending_bound}) keeps the balance within "
+        f"{code.balance_max_bytes // 1024} KB (at most {largest:,} bytes measured). Measured locally, interleaved with "
+        "a twin ledger settled after every movement, the ledger near its bound keeps the twin's accepted rate: the "
+        'ratio of one run is in bench/results.md, section 8 "Cost against size" (it moves by a few tens of points '
+        "between runs on a loaded machine).",
+    ]
+    return "\n".join(lines)
+
+
+def render_hot_ledger(shapes: BenchShapes) -> str:
+    hot = shapes.hot
+    idle, bound = ledger_partition_units(shapes)
+    most = max(row.units for row in shapes.backlog)
+    return "\n".join(
+        [
+            f"- **Measured locally**: one ledger took {hot.accepted_per_second:g} deposits a second from {hot.threads} "
+            f"threads while its stream settlement ran at {hot.settled_per_second:g} settlements a second "
+            f"({hot.settled_per_second / hot.accepted_per_second:.1f}x faster than the writes). DynamoDB Local never "
+            "conflicts, so this is the service's own cost per movement, not DynamoDB's limit.",
+            "- **By arithmetic on DynamoDB**: a ledger's balance and entries share one partition, which takes at most "
+            f"{AWS_LIMITS.partition_write_units:,} write units a second. Each movement writes there "
+            f"{request_units() - MARKER_UNITS} units idle (balance and entry, twice each in the transaction) and up "
+            f"to {most - MARKER_UNITS} at the bound, and its settlement writes the entry again ({ENTRY_UNITS} units) "
+            f"plus a share of the balance update: about {idle} units per movement idle, {bound} at the bound. That is "
+            f"**about {_tens(AWS_LIMITS.partition_write_units / idle)} movements a second per ledger** idle, **about "
+            f"{_tens(AWS_LIMITS.partition_write_units / bound)}** with a full backlog. Before that, concurrent "
+            "transactions on the same balance conflict (`TransactionConflict`): the service retries them with "
+            "jittered backoff and answers 503 `busy` when they keep conflicting, so a single ledger sustains what its "
+            "conflicts allow, typically well under that. Reads (the reply's read-back, "
+            f"{AWS_LIMITS.partition_read_units:,} units a second per partition) are not the limit.",
+        ]
+    )
+
+
+def render_breaks_first(shapes: BenchShapes, code: CodeFacts) -> str:
+    idle, bound = ledger_partition_units(shapes)
+    hot = shapes.hot
+    gb, usd = storage_per_million(shapes)
+    items = AUDIT_SIZES[-1]
+    segments = sorted(shapes.audit_units)[-1][1]
+    _units, pages = _per_segment_at(shapes, items)
+    pages_per_second = pages / (code.audit_run_hours * 3600)
+    sweep = sorted(shapes.sweeps, key=lambda row: row.items)[-1]
+    return "\n".join(
+        [
+            "| what | at | what happens | headroom today |",
+            "| --- | --- | --- | --- |",
+            f"| one hot ledger | about {_tens(AWS_LIMITS.partition_write_units / idle)} movements/s "
+            f"({_tens(AWS_LIMITS.partition_write_units / bound)} with a full backlog), earlier through transaction "
+            "conflicts | 503 `busy` after bounded retries; nothing written | spread money over more ledgers; nothing "
+            "else in the service is per-ledger |",
+            f"| a ledger whose settlement stalls | {code.pending_bound} unsettled movements | 503 `settlement_behind` "
+            "until the stream or the sweeper settles (alarmed) | the measured stream settles that many in "
+            f"{code.pending_bound / hot.settled_per_second:.1f} s; they are "
+            f"{code.pending_bound / hot.accepted_per_second:.0f} s of the measured hot ledger |",
+            f"| the nightly audit | the run's {code.audit_run_hours:g}-hour timeout | a segment cut short is reported "
+            f"uncovered (Warning) and the next run covers it | at {items:,} items, {segments} segments of about "
+            f"{round(pages, -3):,.0f} pages need {pages_per_second:.1f} pages a second each; more segments with "
+            "`auditReservedConcurrency` |",
+            f"| storage | grows about {gb:.1f} GB per million movements, for good | cost only (${usd:.2f} a month per "
+            "million movements kept) | move old entries and markers to the Standard-IA table class or export them |",
+            f"| the sweeper | does not grow with the table | | reads {sweep.query_units:g} units a run until hundreds "
+            "of balances wait at once |",
+            f"| each stack (the main one, and each route group's nested stack) | {code.stack_resources} CloudFormation "
+            f"resources, {code.template_bytes / 1e6:g} MB template | synthesis or the deploy fails | every stack "
+            f"within every limit with {code.added_routes} more routes than today, measured: [infra.md](infra.md), "
+            '"Room to grow" |',
+        ]
+    )
+
+
+def render_sweeper_cost(shapes: BenchShapes) -> str:
+    sweeps = sorted(shapes.sweeps, key=lambda row: row.items)
+    return (
+        "**What the sweeper costs.** It reads the index of waiting balances, never the table: one Query per index "
+        f"shard ({sweeps[0].query_requests}), eventually consistent, each a few hundred bytes, so a sweep costs "
+        f"{sweeps[0].query_units:g} read units ({sweeps[0].query_requests} times the half-unit minimum) plus half a "
+        f"unit per {AWS_LIMITS.read_unit_bytes // 1024} KB of waiting balances listed, at {sweeps[0].items:,} or "
+        f"{AUDIT_SIZES[-1]:,} items alike. Each balance that starts waiting writes the index once and each that is "
+        'emptied once more (a write unit each). Measured in `make bench`, "cost against size" '
+        "([capacity.md](capacity.md))."
+    )
+
+
+def render_storage_cost(shapes: BenchShapes, code: CodeFacts, prices: Prices = PRICES) -> str:
+    movement = shapes.movement_bytes()
+    gb, usd = storage_per_million(shapes, prices)
+    return (
+        f"One million movements therefore add about {movement.bytes / 1000:.2f} GB (plus the index overhead DynamoDB "
+        f"bills, {AWS_LIMITS.item_overhead_bytes} bytes per item: {(movement.billed - movement.bytes) / 1000:.1f} GB), "
+        f'about {gb:.1f} GB in all (`make bench`, "cost against size"). At ${prices.storage_gb:.2f} per GB-month '
+        f"(Standard table class) plus ${prices.pitr_gb:.2f} per GB-month for point-in-time recovery, that is **about "
+        f"${usd:.2f} a month per million movements, for every month they are kept**, and it accumulates: a service "
+        f"taking a million movements a month pays about ${usd:.2f} more each month (about "
+        f"${usd * 12 * STORAGE_YEARS:.0f} a month after {STORAGE_YEARS} years). A transfer keeps one entry more. The "
+        f"balance item itself stays small: its `pending` map is bounded ({code.pending_bound} values, the item within "
+        f"{code.balance_max_bytes // 1024} KB) and emptied by the settlement. Retention decision: keep both for good; "
+        f"when storage matters more than cost, the Standard-IA table class (${prices.storage_ia_gb:.2f} per GB-month) "
+        "suits items that are written once and rarely read, and an export to S3 of entries older than the statement's "
+        "useful range is the next step."
+    )
 
 
 BLOCK = re.compile(r"(<!-- (?P<name>[a-z-]+): generated by `make regenerate` -->\n)(.*?)(<!-- /(?P=name) -->)", re.S)
@@ -415,13 +751,26 @@ def rewritten(text: str, blocks: dict[str, str]) -> str:
     return BLOCK.sub(lambda m: f"{m[1]}{blocks[m['name']]}\n{m[4]}" if m["name"] in blocks else m[0], text)
 
 
-def documents(prod: TemplateFacts, dev: TemplateFacts, sizing: EdgeSizing, shapes: BenchShapes) -> dict[Path, str]:
+def documents(
+    prod: TemplateFacts, dev: TemplateFacts, sizing: EdgeSizing, shapes: BenchShapes, code: CodeFacts
+) -> dict[Path, str]:
     """Each document as the model writes it."""
-    infra = {"idle-cost": render_idle(prod, dev), "traffic-cost": render_traffic(prod, shapes)}
+    infra = {
+        "idle-cost": render_idle(prod, dev),
+        "traffic-cost": render_traffic(prod, shapes),
+        "sweeper-cost": render_sweeper_cost(shapes),
+        "storage-cost": render_storage_cost(shapes, code),
+    }
     capacity = {
+        "item-bytes": render_item_bytes(shapes),
         "movement-units": render_movement_units(),
+        "movement-sharing": render_movement_sharing(shapes, code),
         "edge-sizing": render_edge(sizing, shapes),
+        "background-reads": render_background_reads(shapes, code),
         "audit-cost": render_audit(shapes),
+        "backlog": render_backlog(shapes, code),
+        "hot-ledger": render_hot_ledger(shapes),
+        "breaks-first": render_breaks_first(shapes, code),
     }
     return {
         INFRA_DOC: rewritten(INFRA_DOC.read_text(encoding="utf-8"), infra),

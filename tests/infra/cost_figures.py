@@ -23,8 +23,26 @@ def edge_sizing() -> cost_model.EdgeSizing:
     return cost_model.EdgeSizing.from_config(routes=len(ROUTES), mock_methods=len({route.path for route in ROUTES}))
 
 
+def code_facts() -> cost_model.CodeFacts:
+    """The figures the code fixes, from where the code keeps them."""
+    from ddbguard import limits
+    from ddbguard.guards.settlement import ENTRIES_PER_TRANSACTION
+    from infra.audit import RUN_TIMEOUT
+    from tests.infra import headroom
+
+    return cost_model.CodeFacts(
+        pending_bound=limits.MAX_PENDING_ENTRIES,
+        settlement_batch=ENTRIES_PER_TRANSACTION,
+        balance_max_bytes=limits.MAX_BALANCE_BYTES,
+        audit_run_hours=RUN_TIMEOUT.to_hours(),
+        stack_resources=headroom.MAX_RESOURCES,
+        template_bytes=headroom.MAX_TEMPLATE_BYTES,
+        added_routes=headroom.ADDED_ROUTES,
+    )
+
+
 def expected_documents(prod: cost_model.TemplateFacts, dev: cost_model.TemplateFacts) -> dict[Path, str]:
-    return cost_model.documents(prod, dev, edge_sizing(), cost_model.BenchShapes.read())
+    return cost_model.documents(prod, dev, edge_sizing(), cost_model.BenchShapes.read(), code_facts())
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from infra.api import Throttle
 from routes import ROUTES
 
 from .conftest import REPO_ROOT
-from .cost_figures import edge_sizing, expected_documents, facts
+from .cost_figures import code_facts, edge_sizing, expected_documents, facts
 
 if TYPE_CHECKING:
     from conftest import Synth
@@ -51,3 +51,23 @@ def test_the_bench_shapes_are_read_from_its_results() -> None:
     assert len(shapes.route_p99_ms) >= 10 and all(value > 0 for value in shapes.route_p99_ms.values())
     assert [items for items, _segments, _units in sorted(shapes.audit_units)] == [10_000, 100_000]
     assert 0.01 < shapes.audit_units_per_item() < 0.1  # eventually consistent Scan: a few hundred bytes an item
+
+
+def test_the_bench_shapes_hold_what_the_capacity_figures_need() -> None:
+    shapes = cost_model.BenchShapes.read()
+    assert shapes.movement_bytes().billed > shapes.movement_bytes().bytes > 0
+    assert [sweep.items for sweep in sorted(shapes.sweeps, key=lambda sweep: sweep.items)] == [10_000, 100_000]
+    assert shapes.backlog[0].values == 0 and shapes.backlog[0].units == cost_model.request_units()
+    # The refused row is the bound the code enforces, and it is the last one.
+    refused = [row for row in shapes.backlog if not row.accepted]
+    assert refused == shapes.backlog[-1:] and refused[0].values == code_facts().pending_bound
+    assert shapes.hot.threads > 0 and shapes.hot.settled_per_second > 0 and shapes.hot.accepted_per_second > 0
+
+
+def test_the_shared_and_partition_units_follow_from_the_movement_units() -> None:
+    shapes = cost_model.BenchShapes.read()
+    # On a busy ledger a movement keeps its request's transaction, its marker's and its entry's settlement.
+    busy = cost_model.movement_write_units() - cost_model.SHARED_WHEN_BUSY
+    assert busy == cost_model.request_units() + cost_model.MARKER_UNITS + cost_model.ENTRY_UNITS
+    idle, bound = cost_model.ledger_partition_units(shapes)
+    assert idle < bound <= cost_model.AWS_LIMITS.partition_write_units
