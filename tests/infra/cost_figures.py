@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from infra import cost_model
+from infra import cost_documents, cost_model
 from routes import ROUTES
 from tests.infra.conftest import PROD_CONTEXT  # what `make synth ENV=prod` must still be told (pager, sender)
 from tests.infra.template_counts import counts
@@ -42,7 +42,7 @@ def code_facts() -> cost_model.CodeFacts:
 
 
 def expected_documents(prod: cost_model.TemplateFacts, dev: cost_model.TemplateFacts) -> dict[Path, str]:
-    return cost_model.documents(prod, dev, edge_sizing(), cost_model.BenchShapes.read(), code_facts())
+    return cost_documents.documents(prod, dev, edge_sizing(), cost_model.BenchShapes.read(), code_facts())
 
 
 def main() -> None:

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from ddbguard import limits
-from infra.cost_model import AWS_LIMITS, CAPACITY_DOC, INFRA_DOC
+from infra.cost_documents import CAPACITY_DOC, INFRA_DOC
+from infra.cost_model import AWS_LIMITS
 
 from .conftest import REPO_ROOT
 
