@@ -54,8 +54,8 @@ API_STAGE = "v1"
 # Cognito.
 ADMIN_GROUP = "admin"
 
-# DynamoDB grants come from the route table (functions/routes.py: each route's `table_access`) and, for the
-# background jobs, functions/job_access.py: exactly the actions each function performs, each limited by
+# DynamoDB grants come from the route table (functions/routes/: each route's `table_access`) and, for the
+# background jobs, functions/routes/job_access.py: exactly the actions each function performs, each limited by
 # `dynamodb:LeadingKeys` to the partition-key patterns it reaches. These actions name a partition in every request,
 # so they can carry that condition; every other action (Scan) cannot, and is granted without it.
 LEADING_KEYS_ACTIONS = frozenset(

@@ -34,7 +34,7 @@ def _imported_modules(path: Path) -> set[str]:
 
 # What infra may name of the runtime code: the table, the partition-key patterns and the background jobs' grants it
 # turns into IAM, and the problem renderer (tests/infra/test_runtime_imports.py pins what these load in turn).
-INFRA_READS = {"routes", "table_patterns", "job_access", "ddbguard_api.problems"}
+INFRA_READS = {"routes", "table_patterns", "job_access", "ddbguard_api.http.problems"}
 
 
 def test_infra_imports_only_the_route_table_from_the_runtime_code() -> None:

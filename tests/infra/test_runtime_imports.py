@@ -44,8 +44,8 @@ PINNED = {
     "ddbguard.store.schema",
     "ddbguard.store.shapes",
     "ddbguard_api",
-    "ddbguard_api.problems",
-    "ddbguard_api.replies",
+    "ddbguard_api.http.problems",
+    "ddbguard_api.http.replies",
 }
 # Libraries only a Lambda function needs: synthesis loads none of them.
 FUNCTION_LIBRARIES = ("boto3", "botocore", "pydantic", "aws_lambda_powertools")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.store.schema import UNSETTLED_INDEX
-from route_facts import TableAccess
+from ddbguard_api.http.route import TableAccess
 from routes import ENTITIES
-from table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS
+from routes.table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS
 
 _AUDITED = tuple(entity for entity in ENTITIES if entity.unique)
 _AUDITED_ITEMS = tuple(entity.partition_pattern for entity in _AUDITED)

@@ -2,16 +2,16 @@
 local server, the handlers' parsing and replies, OpenAPI and the sample events.
 
 Adding a route is one entry here plus its handler module `functions/<handler>.py`, which exposes
-`handler(event, context)`; a route an entity's generic operation serves (generic_routes.py: `entity_route`,
-`crud_routes`) needs no module, functions/crud/ builds it. The entry's `access` is what its function may do to the
-table: infra/ grants exactly that (with `dynamodb:LeadingKeys`, patterns in table_patterns.py), and
+`handler(event, context)`; for a route an entity's generic operation serves (routes.generic: `entity_route`,
+`crud_routes`), `make regenerate` writes that module when it is missing. The entry's `access` is what its function
+may do to the table: infra/ grants exactly that (with `dynamodb:LeadingKeys`, patterns in routes.table_patterns), and
 tests/test_table_access.py fails when a call of the test suite needs more or a grant is never needed.
 
-An entry holds runtime facts only (route_facts.py: method, path, handler, access, entity, status, models, refusals
-and flags); tests/unit/test_route_facts.py fails when another module keeps its own table of operations. What
-describes a route to readers is keyed by operation in local/ and ships in no function: its OpenAPI wording in
-local/route_docs.py, its sample body and walk-through step in local/walkthrough_steps.py. The background jobs'
-grants are in job_access.py; the problem+json bodies API Gateway answers by itself are rendered in infra/.
+An entry holds runtime facts only (`ddbguard_api.http.route.Route`: method, path, handler, access, entity, status,
+models, refusals and flags); tests/unit/test_route_facts.py fails when another module keeps its own table of
+operations. What describes a route to readers ships in no function: what it does is its handler's docstring; its
+OpenAPI reply wording, sample body and walk-through step are its story in local/route_stories.py. The background
+jobs' grants are in routes.job_access; the problem+json bodies API Gateway answers by itself are rendered in infra/.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.entities.orders import ORDER
 from ddbguard.guards.entity import Entity
-from generic_routes import crud_routes, entity_route
-from route_facts import GENERIC_HANDLERS, Route, TableAccess
-from table_patterns import ACCOUNTS, ORDERS, OWNER_INDEX, REQUEST_MARKERS
+from ddbguard_api.http.route import Route, TableAccess
+from routes.generic import crud_routes, entity_route
+from routes.table_patterns import ACCOUNTS, ORDERS, OWNER_INDEX, REQUEST_MARKERS
 
 # What other modules import from here: the table, its lookups, the type of its entries and the one-statement
 # declaration of a generic resource.
@@ -43,9 +43,9 @@ _SETTLES_A_HOLD: TableAccess = {**_MOVES_MONEY, "BatchGetItem": (ACCOUNTS, REQUE
 
 ROUTES: tuple[Route, ...] = (
     Route(
-        "GET",
-        "/health",
-        "health.check_health",
+        method="GET",
+        path="/health",
+        handler="health.check_health",
         auth=False,
         status=200,
         response="Health",
@@ -53,17 +53,16 @@ ROUTES: tuple[Route, ...] = (
     # Accounts: uniqueness of email and username.
     entity_route(
         ACCOUNT,
-        "POST",
-        "/accounts",
-        f"{GENERIC_HANDLERS}.create_account",
+        method="POST",
+        path="/accounts",
+        handler="accounts.create_account",
         body="CreateAccount",
-        rules="ddbguard.domain.accounts",
         problems={409: ("unique_violation",), 422: ("validation_failed",)},  # ids are never the client's
     ),
     Route(
-        "GET",
-        "/accounts",
-        "accounts.list_accounts",
+        method="GET",
+        path="/accounts",
+        handler="accounts.list_accounts",
         query="AccountListQuery",
         # One Query on the caller's owner index, one BatchGetItem of the listed accounts.
         access={"Query": (OWNER_INDEX,), "BatchGetItem": (ACCOUNTS,)},
@@ -72,37 +71,35 @@ ROUTES: tuple[Route, ...] = (
     ),
     entity_route(
         ACCOUNT,
-        "GET",
-        "/accounts/{accountId}",
-        f"{GENERIC_HANDLERS}.get_account",
+        method="GET",
+        path="/accounts/{accountId}",
+        handler="accounts.get_account",
     ),
     # An unkeyed displayName or closing change is one UpdateItem; a keyed change, or a unique one, reads the account
     # (keyed: with the marker), then one transaction puts the new lock (and the marker), deletes the old and updates
     # the account at its version (the generic change's access).
     entity_route(
         ACCOUNT,
-        "PATCH",
-        "/accounts/{accountId}",
-        f"{GENERIC_HANDLERS}.update_account",
+        method="PATCH",
+        path="/accounts/{accountId}",
+        handler="accounts.update_account",
         body="UpdateAccount",
-        rules="ddbguard.domain.accounts",
     ),
     # Reads the account (with a key: and its marker, in one BatchGetItem); then the account becomes its tombstone and
     # its empty balance item, both locks and its owner-index entry go in one transaction, with the marker (the generic
     # delete's access).
     entity_route(
         ACCOUNT,
-        "DELETE",
-        "/accounts/{accountId}",
-        f"{GENERIC_HANDLERS}.delete_account",
-        rules="ddbguard.domain.accounts",
+        method="DELETE",
+        path="/accounts/{accountId}",
+        handler="accounts.delete_account",
         problems={404: ("account_not_found",), 409: ("balance_not_zero", "ledger_unsettled")},
     ),
     # Ledger: condition-expression guards.
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger",
-        "ledger.open_ledger",
+        method="POST",
+        path="/accounts/{accountId}/ledger",
+        handler="ledger.open_ledger",
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ACCOUNTS, REQUEST_MARKERS)},
         status=201,
         response="Balance",
@@ -112,9 +109,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("account_not_found",), 409: ("already_exists",)},
     ),
     Route(
-        "GET",
-        "/accounts/{accountId}/ledger",
-        "ledger.get_statement",
+        method="GET",
+        path="/accounts/{accountId}/ledger",
+        handler="ledger.get_statement",
         query="StatementQuery",
         access={"GetItem": (ACCOUNTS,), "Query": (ACCOUNTS,)},
         response="Statement",
@@ -123,9 +120,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("ledger_not_found",), 422: ("validation_failed",)},
     ),
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger/deposits",
-        "ledger.deposit",
+        method="POST",
+        path="/accounts/{accountId}/ledger/deposits",
+        handler="ledger.deposit",
         body="Amount",
         moves_money=True,
         access=_MOVES_MONEY,
@@ -135,9 +132,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("ledger_not_found",)},
     ),
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger/withdrawals",
-        "ledger.withdraw",
+        method="POST",
+        path="/accounts/{accountId}/ledger/withdrawals",
+        handler="ledger.withdraw",
         body="Amount",
         moves_money=True,
         access=_MOVES_MONEY,
@@ -147,9 +144,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("ledger_not_found",), 409: ("insufficient_funds",)},
     ),
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger/holds",
-        "ledger.place_hold",
+        method="POST",
+        path="/accounts/{accountId}/ledger/holds",
+        handler="ledger.place_hold",
         body="Amount",
         moves_money=True,
         access=_MOVES_MONEY,
@@ -159,9 +156,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("ledger_not_found",), 409: ("insufficient_funds", "already_exists")},
     ),
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger/holds/{holdId}/capture",
-        "ledger.capture_hold",
+        method="POST",
+        path="/accounts/{accountId}/ledger/holds/{holdId}/capture",
+        handler="ledger.capture_hold",
         moves_money=True,
         access=_SETTLES_A_HOLD,
         response="Hold",
@@ -169,9 +166,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("hold_not_found", "ledger_not_found"), 409: ("hold_settled",)},
     ),
     Route(
-        "POST",
-        "/accounts/{accountId}/ledger/holds/{holdId}/release",
-        "ledger.release_hold",
+        method="POST",
+        path="/accounts/{accountId}/ledger/holds/{holdId}/release",
+        handler="ledger.release_hold",
         moves_money=True,
         access=_SETTLES_A_HOLD,
         response="Hold",
@@ -179,9 +176,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("hold_not_found", "ledger_not_found"), 409: ("hold_settled",)},
     ),
     Route(
-        "POST",
-        "/transfers",
-        "transfers.create_transfer",
+        method="POST",
+        path="/transfers",
+        handler="transfers.create_transfer",
         body="Transfer",
         moves_money=True,
         # The recipient's account is checked in the transaction (not closing); both balances' exact values come
@@ -202,9 +199,9 @@ ROUTES: tuple[Route, ...] = (
     ),
     # Orders: optimistic locking.
     Route(
-        "POST",
-        "/orders",
-        "orders.create_order",
+        method="POST",
+        path="/orders",
+        handler="orders.create_order",
         body="CreateOrder",
         # The account must be the caller's (ConditionCheck) and the order new (Put), in one transaction.
         access={"ConditionCheckItem": (ACCOUNTS,), "PutItem": (ORDERS, REQUEST_MARKERS)},
@@ -217,31 +214,29 @@ ROUTES: tuple[Route, ...] = (
     # Reading, moving and deleting an order are the generic operations; the status table adds its rules.
     entity_route(
         ORDER,
-        "GET",
-        "/orders/{orderId}",
-        f"{GENERIC_HANDLERS}.get_order",
+        method="GET",
+        path="/orders/{orderId}",
+        handler="orders.get_order",
     ),
     entity_route(
         ORDER,
-        "PATCH",
-        "/orders/{orderId}",
-        f"{GENERIC_HANDLERS}.update_order_status",
-        body="UpdateOrderStatus",
-        rules="ddbguard.domain.orders",
+        method="PATCH",
+        path="/orders/{orderId}",
+        handler="orders.update_order_status",
+        body="UpdateOrder",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
     ),
     entity_route(
         ORDER,
-        "DELETE",
-        "/orders/{orderId}",
-        f"{GENERIC_HANDLERS}.delete_order",
-        rules="ddbguard.domain.orders",
+        method="DELETE",
+        path="/orders/{orderId}",
+        handler="orders.delete_order",
         problems={404: ("order_not_found",), 409: ("invalid_transition",)},
     ),
     Route(
-        "POST",
-        "/orders/{orderId}/pay",
-        "orders.pay_order",
+        method="POST",
+        path="/orders/{orderId}/pay",
+        handler="orders.pay_order",
         moves_money=True,
         # Reads the order and the request's marker together, then one transaction: order -> PAID, balance debit,
         # entry, marker. The reply is the order, so no availableCentsAfter read.
@@ -255,9 +250,9 @@ ROUTES: tuple[Route, ...] = (
         problems={404: ("order_not_found", "ledger_not_found"), 409: ("insufficient_funds", "invalid_transition")},
     ),
     Route(
-        "POST",
-        "/orders/{orderId}/refund",
-        "orders.refund_order",
+        method="POST",
+        path="/orders/{orderId}/refund",
+        handler="orders.refund_order",
         moves_money=True,
         # As paying: the order and the marker together, then one transaction: order -> REFUNDED, balance credit,
         # refund entry, marker.
