@@ -57,7 +57,7 @@ help:
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
-	@echo "make regenerate               every generated file at once: the precompiled request schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
+	@echo "make regenerate               every generated file at once: missing generic handler modules, the request body classes and their schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
@@ -247,12 +247,14 @@ openapi: install
 confusables: venv
 	@test -n "$(SOURCE)" || { echo "usage: make confusables SOURCE=<path to Unicode's confusables.txt>" >&2; exit 2; }
 	$(PY) scripts/compact_confusables.py "$(SOURCE)"
-# Every file generated from the code, in one go (a new route or resource needs only this): the precompiled request
-# schemas (ddbguard_api/compiled_schemas.py), the sample events and
+# Every file generated from the code, in one go (a new route or resource needs only this): a generic route's handler
+# module when it has none yet (then it is yours), the request body classes and their compiled schemas
+# (ddbguard_api/models/request_bodies.py, compiled_schemas.py), the sample events and
 # the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md's counts and its headroom table,
 # the cost and capacity figures of docs/infra.md and docs/capacity.md (infra/cost_model.py).
 regenerate: install
-	$(PY) -m ddbguard_api.models && $(PY) -m ruff format -q functions/layer/python/ddbguard_api/compiled_schemas.py
+	$(PY) -m local.handler_files
+	$(PY) -m local.generate_bodies
 	$(PY) -m local.events
 	$(PY) -m local.openapi
 	$(PY) -m local.schemathesis_config

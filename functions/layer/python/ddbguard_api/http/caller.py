@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from ddbguard_api.proxy_events import ProxyEvent
+    from ddbguard_api.http.proxy_events import ProxyEvent
 
 ADMIN_GROUP = "admin"
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from decimal import Decimal
 
-# A parsed body keeps its non-integers as Decimal (ddbguard_api.bodies.parse_json); a stored item's numbers come
+# A parsed body keeps its non-integers as Decimal (ddbguard_api.http.bodies.parse_json); a stored item's numbers come
 # back as Decimal too.
 type JsonScalar = str | int | float | Decimal | bool | None
 type JsonValue = JsonScalar | list[JsonValue] | dict[str, JsonValue]

@@ -13,7 +13,7 @@ from http import HTTPStatus
 
 from ddbguard import errors as domain
 from ddbguard.errors import Busy, FieldError, SettlementBehind
-from ddbguard_api.replies import Reply, etag
+from ddbguard_api.http.replies import Reply, etag
 
 PROBLEM_JSON = "application/problem+json"
 # Relative URI references (RFC 9457 allows them): identifiers under our own path, never a page on someone

@@ -1,4 +1,4 @@
-"""Route spec and request parsing: an API Gateway event becomes a typed Request, or an EdgeError (4xx)."""
+"""Request parsing: an API Gateway event becomes a typed Request, or an EdgeError (4xx)."""
 
 from __future__ import annotations
 
@@ -6,95 +6,56 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ddbguard.guards.entity import Entity
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.limits import RESOURCE_ID_PATTERN
-from ddbguard_api.bodies import field_errors, parse_body
-from ddbguard_api.caller import Caller, caller_from_event
-from ddbguard_api.headers import parse_idempotency_key, parse_if_match, single_header
-from ddbguard_api.problems import EdgeError
+from ddbguard_api.http.bodies import field_errors, parse_body
+from ddbguard_api.http.caller import Caller, caller_from_event
+from ddbguard_api.http.headers import parse_idempotency_key, parse_if_match, single_header
+from ddbguard_api.http.problems import EdgeError
+from ddbguard_api.models.body import Body as BodyClass
+from ddbguard_api.models.body_validation import validate
 
-if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
-    from pydantic import BaseModel
-
-    from ddbguard_api.json_documents import JsonObject
-    from ddbguard_api.proxy_events import ProxyEvent
+if TYPE_CHECKING:
+    from ddbguard_api.http.json_documents import JsonObject
+    from ddbguard_api.http.proxy_events import ProxyEvent
+    from ddbguard_api.http.route import Route
 
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 
-# The route's body and query models (`Request[Amount, None]`, `Request[None, StatementQuery]`): a handler names
-# them for the type checker only; the route table names them for the edge, which imports them at the first request.
-Body = TypeVar("Body", bound="BaseModel | None")
-Query = TypeVar("Query", bound="BaseModel | None")
+# The route's body and query classes (`Request[Amount, None]`, `Request[None, StatementQuery]`), from
+# ddbguard_api.models.request_bodies: the classes the edge validates into, so the ones the handler receives.
+Body = TypeVar("Body", bound=BodyClass | None)
+Query = TypeVar("Query", bound=BodyClass | None)
 
 
-class RouteSpec(Protocol):
-    """What the edge needs of a route-table entry (the route table's Route)."""
-
-    @property
-    def method(self) -> str: ...
-
-    @property
-    def path(self) -> str: ...
-
-    @property
-    def handler(self) -> str: ...
-
-    @property
-    def if_match(self) -> bool: ...
-
-    @property
-    def auth(self) -> bool: ...
-
-    @property
-    def operation(self) -> str: ...
-
-    @property
-    def key(self) -> str: ...
-
-    @property
-    def idempotency(self) -> str: ...
-
-    @property
-    def body(self) -> str | None: ...
-
-    @property
-    def entity(self) -> Entity | None: ...
-
-    @property
-    def query(self) -> str | None: ...
-
-    @property
-    def rules(self) -> str | None: ...
-
-    @property
-    def path_parameters(self) -> tuple[str, ...]: ...
-
-    @property
-    def location(self) -> str | None: ...
-
-    @property
-    def returns_etag(self) -> bool: ...
-
-    def not_found_code(self, parameter: str) -> str: ...
-
-    def location_of(self, values: Mapping[str, Any]) -> str: ...
-
-
-class Request(NamedTuple, Generic[Body, Query]):
+class Request(Generic[Body, Query]):
     """A request the edge accepted: who, which route, its path, typed query and body, If-Match, identity."""
 
-    route: RouteSpec
-    caller: Caller
-    path: dict[str, str]
-    query: Query
-    body: Body
-    if_match: int | None
-    identity: RequestIdentity | None  # present when the client sent an Idempotency-Key
-    idempotency_key: str | None = None
+    __slots__ = ("body", "caller", "idempotency_key", "identity", "if_match", "path", "query", "route")
+
+    def __init__(
+        self,
+        *,
+        route: Route,
+        caller: Caller,
+        path: dict[str, str],
+        query: Query,
+        body: Body,
+        if_match: int | None,
+        identity: RequestIdentity | None,
+        idempotency_key: str | None = None,
+    ) -> None:
+        self.route = route
+        self.caller = caller
+        self.path = path
+        self.query = query
+        self.body = body
+        self.if_match = if_match
+        self.identity = identity  # present when the client sent an Idempotency-Key
+        self.idempotency_key = idempotency_key
 
     @property
     def money_identity(self) -> RequestIdentity:
@@ -111,13 +72,17 @@ class Request(NamedTuple, Generic[Body, Query]):
         return self.if_match
 
 
+# What the edge passes around before an operation looks at the types (endpoint, replay cache).
+type AnyRequest = Request[Any, Any]
+
+
 def fingerprint(path: Mapping[str, str], query: Mapping[str, str], document: JsonObject | None) -> str:
     """What the request asks, hashed: the same Idempotency-Key with another fingerprint is a reused key."""
     canonical = json.dumps({"path": path, "query": query, "body": document}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _query(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseModel | None, dict[str, str]]:
+def _query(event: ProxyEvent, model: type[BodyClass] | None) -> tuple[BodyClass | None, dict[str, str]]:
     raw_query = event.get("queryStringParameters") or {}
     if any(len(v) > 1 for v in (event.get("multiValueQueryStringParameters") or {}).values()):
         raise EdgeError(400, "invalid_query", "Send each query parameter once.")
@@ -128,19 +93,19 @@ def _query(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseModel 
     from pydantic_core import ValidationError  # pydantic's own; loaded with the validator by now
 
     try:
-        return model.model_validate(raw_query, strict=False), raw_query
+        return validate(model, raw_query, strict=False), raw_query
     except ValidationError as error:
         raise EdgeError(422, "validation_failed", "The query is not valid.", field_errors(error)) from None
 
 
 def parse_request(
-    route: RouteSpec,
+    route: Route,
     event: ProxyEvent,
     path: dict[str, str],
     *,
-    body_model: type[BaseModel] | None,
-    query_model: type[BaseModel] | None,
-) -> Request[Any, Any]:
+    body_model: type[BodyClass] | None,
+    query_model: type[BodyClass] | None,
+) -> AnyRequest:
     """Every check the edge makes before the domain is asked anything, in the order clients see them."""
     caller = caller_from_event(event) if route.auth else ANONYMOUS
     if caller is None:
@@ -162,4 +127,13 @@ def parse_request(
     identity = None
     if key is not None:
         identity = RequestIdentity(caller.sub, route.key, key, fingerprint(path, raw_query, document))
-    return Request(route, caller, path, query, body, if_match, identity, key)
+    return Request(
+        route=route,
+        caller=caller,
+        path=path,
+        query=query,
+        body=body,
+        if_match=if_match,
+        identity=identity,
+        idempotency_key=key,
+    )

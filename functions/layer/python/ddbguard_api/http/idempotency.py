@@ -29,15 +29,15 @@ from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePer
 
 from ddbguard.guards import replays
 from ddbguard.observability import MetricName, count
-from ddbguard_api.problems import EdgeError
-from ddbguard_api.replies import REPLAYED_HEADER, add_header
-from ddbguard_api.request import Request
+from ddbguard_api.http.problems import EdgeError
+from ddbguard_api.http.replies import REPLAYED_HEADER, add_header
+from ddbguard_api.http.request import AnyRequest
 
 if TYPE_CHECKING:
-    from ddbguard_api.proxy_events import ProxyResponse
+    from ddbguard_api.http.proxy_events import ProxyResponse
 
 IDEMPOTENCY_TTL_S = 24 * 3600
-type Execute = Callable[[Request[Any, Any]], ProxyResponse]
+type Execute = Callable[[AnyRequest], ProxyResponse]
 
 
 class InTransactionPersistenceLayer(BasePersistenceLayer):
@@ -91,7 +91,7 @@ class EnvironmentReplayCache:
             response_hook=_replayed,
         )
 
-        def recorded(data: dict[str, str], request: Request[Any, Any]) -> ProxyResponse:
+        def recorded(data: dict[str, str], request: AnyRequest) -> ProxyResponse:
             replays.begin_request()
             response = execute(request)
             # The write found this key's request marker: the response is the first one, rebuilt from it.
@@ -107,7 +107,7 @@ class EnvironmentReplayCache:
     def register_lambda_context(self, context: Any) -> None:
         self.config.register_lambda_context(context)
 
-    def run(self, request: Request[Any, Any]) -> ProxyResponse:
+    def run(self, request: AnyRequest) -> ProxyResponse:
         """The operation's response (given again from the local cache on a warm retry). A domain refusal or
         Busy raised by the operation goes through Powertools, which then keeps nothing for the key."""
         identity = request.identity

@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING
 
 from ddbguard.limits import IDEMPOTENCY_KEY_MAX_CHARS
-from ddbguard_api.problems import EdgeError
+from ddbguard_api.http.problems import EdgeError
 
 if TYPE_CHECKING:
-    from ddbguard_api.proxy_events import ProxyEvent
+    from ddbguard_api.http.proxy_events import ProxyEvent
 
 MAX_SAFE_VERSION = 2**53  # versions are JSON numbers; beyond this clients lose precision
 NEVER_MATCHES = -1  # a syntactically valid If-Match that names no version of ours

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from ddbguard_api.proxy_events import ProxyResponse
+    from ddbguard_api.http.proxy_events import ProxyResponse
 
 JSON = "application/json"
 # Stripe's name for it: the response is the first attempt's, given again under the same Idempotency-Key.

@@ -16,10 +16,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ddbguard.observability import logger
-from ddbguard_api.replies import REPLAYED_HEADER
+from ddbguard_api.http.replies import REPLAYED_HEADER
 
 if TYPE_CHECKING:
-    from ddbguard_api.proxy_events import ProxyResponse
+    from ddbguard_api.http.proxy_events import ProxyResponse
 
 _LAYER_PACKAGES = ("ddbguard.guards.", "ddbguard.domain.", "ddbguard.store.")
 _EDGE_PACKAGE = "ddbguard_api."
@@ -41,14 +41,14 @@ class Outcome:
 
 def refused_by(trace: TracebackType | None) -> str | None:
     """The innermost layer module on the refusal's traceback: `guards.money`, `domain.orders`, or for the edge
-    (`ddbguard_api.headers`) edge.headers."""
+    (`ddbguard_api.http.headers`) edge.headers."""
     found = None
     while trace is not None:
         module = str(trace.tb_frame.f_globals.get("__name__", ""))
         if module.startswith(_LAYER_PACKAGES):
             found = module.removeprefix("ddbguard.")
-        elif module.startswith(_EDGE_PACKAGE) and module != "ddbguard_api.endpoint":
-            found = "edge." + module.removeprefix(_EDGE_PACKAGE)
+        elif module.startswith(_EDGE_PACKAGE) and module != "ddbguard_api.http.endpoint":
+            found = "edge." + module.rsplit(".", 1)[-1]  # ddbguard_api.http.headers: edge.headers
         trace = trace.tb_next
     return found
 

@@ -1,11 +1,11 @@
 """The Lambda entry of one API operation: an API Gateway proxy event in, a proxy response out.
 
 `Endpoint.respond` is the whole request path, the same for every route: the event must be for this function's
-route (API Gateway already routed it: method and resource, path parameters decoded), `ddbguard_api.request`
+route (API Gateway already routed it: method and resource, path parameters decoded), `ddbguard_api.http.request`
 parses it, the operation (a plain function `Request -> Reply` calling the domain once) runs, under the replay
-cache where the route takes an Idempotency-Key (`ddbguard_api.idempotency`), and its reply becomes the proxy
+cache where the route takes an Idempotency-Key (`ddbguard_api.http.idempotency`), and its reply becomes the proxy
 response once, with `ETag` and `Location` as the route declares them. Every failure becomes problem+json
-(`ddbguard_api.problems`), and every request logs one INFO line with its outcome (`ddbguard_api.request_log`).
+(`ddbguard_api.http.problems`), and every request logs one INFO line with its outcome (`ddbguard_api.http.request_log`).
 Powertools does what it does well around it: Logger (Lambda context, correlation id), Tracer (by configuration)
 and Metrics.
 """
@@ -20,42 +20,49 @@ from aws_lambda_powertools.logging import correlation_paths
 from ddbguard.errors import Busy, DomainError, SettlementBehind
 from ddbguard.observability import logger, metrics, tracer
 from ddbguard.store.call_log import counting
-from ddbguard_api import problems
-from ddbguard_api.cors import allowed_origins, cors_headers
-from ddbguard_api.lazy_models import lazy_model
-from ddbguard_api.problems import EdgeError
-from ddbguard_api.replies import Reply, add_header, etag, proxy_response
-from ddbguard_api.request import Request, RouteSpec, parse_request
-from ddbguard_api.request_log import Outcome, log_request
+from ddbguard_api.http import problems
+from ddbguard_api.http.cors import allowed_origins, cors_headers
+from ddbguard_api.http.problems import EdgeError
+from ddbguard_api.http.replies import Reply, add_header, etag, proxy_response
+from ddbguard_api.http.request import AnyRequest, Request, parse_request
+from ddbguard_api.http.request_log import Outcome, log_request
+from ddbguard_api.models.body_validation import build_before_snapshot
+from ddbguard_api.models.request_bodies import BODIES
 
-if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
-    from pydantic import BaseModel
+if TYPE_CHECKING:
+    from ddbguard_api.http.idempotency import EnvironmentReplayCache
+    from ddbguard_api.http.proxy_events import ProxyEvent, ProxyResponse
+    from ddbguard_api.http.route import Route
+    from ddbguard_api.models.body import Body
 
-    from ddbguard_api.idempotency import EnvironmentReplayCache
-    from ddbguard_api.proxy_events import ProxyEvent, ProxyResponse
+# `Request` is exported for the handlers' annotations (`Request[Amount, None]`).
+__all__ = ["Endpoint", "LambdaHandler", "Operation", "Request", "route_headers"]
 
-Operation = Callable[[Request[Any, Any]], Reply]
+type Operation = Callable[[AnyRequest], Reply]
 type LambdaHandler = Callable[[ProxyEvent, Any], ProxyResponse]
 
 
-def _model(name: str | None) -> type[BaseModel] | None:
-    """The route's model by name, imported (with pydantic) at the first request that uses it."""
-    return None if name is None else lazy_model(name)
+def _body_class(name: str | None) -> type[Body] | None:
+    """The route's body or query class (ddbguard_api.models.request_bodies); its validator is built at the first
+    request that uses it, or before a SnapStart snapshot."""
+    if name is None:
+        return None
+    body = BODIES[name]
+    build_before_snapshot(body)
+    return body
 
 
-def _replay_cache(
-    route: RouteSpec, execute: Callable[[Request[Any, Any]], ProxyResponse]
-) -> EnvironmentReplayCache | None:
+def _replay_cache(route: Route, execute: Callable[[AnyRequest], ProxyResponse]) -> EnvironmentReplayCache | None:
     """The route's replay cache, where the route takes an Idempotency-Key. Imported only then: a read-only function
     never loads Powertools idempotency or the request-marker code (nor, for /health, boto3)."""
     if route.idempotency == "none":
         return None
-    from ddbguard_api.idempotency import EnvironmentReplayCache
+    from ddbguard_api.http.idempotency import EnvironmentReplayCache
 
     return EnvironmentReplayCache(route.operation, execute)
 
 
-def route_headers(route: RouteSpec, reply: Reply, path: Mapping[str, str]) -> dict[str, str]:
+def route_headers(route: Route, reply: Reply, path: Mapping[str, str]) -> dict[str, str]:
     """`ETag` and `Location` of a success reply, from the route's facts (the ones OpenAPI documents): the ETag is
     the body's version, the Location the route's template filled from the body and the path."""
     headers: dict[str, str] = {}
@@ -71,10 +78,10 @@ def route_headers(route: RouteSpec, reply: Reply, path: Mapping[str, str]) -> di
 class Endpoint:
     """Build with the route-table entry, register the operation, export `lambda_handler()`."""
 
-    def __init__(self, route: RouteSpec):
+    def __init__(self, route: Route):
         self.route = route
-        self.body_model = _model(route.body)  # the route table names the models
-        self.query_model = _model(route.query)
+        self.body_model = _body_class(route.body)  # the route table names the classes
+        self.query_model = _body_class(route.query)
         self._operation: Operation | None = None
         self.idempotency = _replay_cache(route, self._execute)
         self.cors_origins = allowed_origins()  # none unless CORS_ALLOWED_ORIGINS lists origins
@@ -83,7 +90,7 @@ class Endpoint:
         self._operation = function
         return function
 
-    def _execute(self, request: Request[Any, Any]) -> ProxyResponse:
+    def _execute(self, request: AnyRequest) -> ProxyResponse:
         """Run the operation. Refusals (DomainError) and Busy propagate, so the replay cache keeps nothing for
         them."""
         assert self._operation is not None, f"{self.route.handler}: no operation registered"

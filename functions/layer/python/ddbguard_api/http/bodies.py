@@ -15,16 +15,17 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ddbguard.errors import FieldError
-from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH, has_forbidden_characters, shows_something
-from ddbguard_api.headers import single_header
-from ddbguard_api.problems import EdgeError
+from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH, has_forbidden_characters
+from ddbguard_api.http.headers import single_header
+from ddbguard_api.http.problems import EdgeError
+from ddbguard_api.models.body_validation import validate
 
-if TYPE_CHECKING:  # pydantic is imported with the first model used (ddbguard_api.lazy_models)
-    from pydantic import BaseModel, ValidationError
-    from pydantic_core.core_schema import ValidationInfo
+if TYPE_CHECKING:  # pydantic-core is imported with the first validator built (ddbguard_api.models.body_validation)
+    from pydantic_core import ValidationError
 
-    from ddbguard_api.json_documents import JsonObject, JsonValue
-    from ddbguard_api.proxy_events import ProxyEvent
+    from ddbguard_api.http.json_documents import JsonObject, JsonValue
+    from ddbguard_api.http.proxy_events import ProxyEvent
+    from ddbguard_api.models.body import Body
 
 
 class _DuplicateKey(ValueError):
@@ -130,35 +131,6 @@ _CODES = {
 }
 
 
-def something_to_change(body: Any) -> Any:
-    """UpdateAccount's rule, at least one field to change. Plain Python, so that the precompiled schema can name it
-    (ddbguard_api.compiled_schemas) and validate without pydantic; pydantic-core turns the ValueError into a 422."""
-    if body.email is None and body.username is None and body.displayName is None and body.closing is None:
-        raise ValueError("send at least one of email, username, displayName, closing")
-    return body
-
-
-def visible_text(value: str) -> str:
-    """A display name's rule, at least one character a person sees (`ddbguard.limits.shows_something`). A body
-    rule, decided with the body: before If-Match and before an Idempotency-Key is looked at."""
-    from pydantic_core import PydanticCustomError  # loaded with the validator by now
-
-    if not shows_something(value):
-        raise PydanticCustomError("invisible_text", "Show at least one visible character.")
-    return value
-
-
-def different_accounts(to_account_id: str, info: ValidationInfo) -> str:
-    """Transfer's rule: the receiving account is not the sending one. A body rule, so decided with the body, before
-    an Idempotency-Key is looked at: the same answer on every execution environment. Plain Python for the
-    precompiled schema, as `something_to_change`."""
-    from pydantic_core import PydanticCustomError  # loaded with the validator by now
-
-    if info.data.get("fromAccountId") == to_account_id:
-        raise PydanticCustomError("same_account", "A transfer needs two different accounts.")
-    return to_account_id
-
-
 def field_errors(error: ValidationError) -> list[FieldError]:
     result = []
     for issue in error.errors(include_url=False):
@@ -167,8 +139,8 @@ def field_errors(error: ValidationError) -> list[FieldError]:
     return result
 
 
-def parse_body(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseModel | None, JsonObject | None]:
-    """(validated model or None, the parsed JSON for fingerprinting). Routes without a model
+def parse_body(event: ProxyEvent, model: type[Body] | None) -> tuple[Body | None, JsonObject | None]:
+    """(the body, an instance of `model`, or None; the parsed JSON for fingerprinting). Routes without a body class
     accept no body, or an empty JSON object."""
     data = raw_body(event)
     if not data.strip():
@@ -200,6 +172,6 @@ def parse_body(event: ProxyEvent, model: type[BaseModel] | None) -> tuple[BaseMo
     from pydantic_core import ValidationError  # pydantic's own; loaded with the validator by now
 
     try:
-        return model.model_validate(document), document
+        return validate(model, document), document
     except ValidationError as error:
         raise EdgeError(422, "validation_failed", "The body is not valid.", field_errors(error)) from None

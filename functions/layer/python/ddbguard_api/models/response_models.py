@@ -1,27 +1,27 @@
 """Response bodies, as pydantic models: what the handlers send back, for the OpenAPI description.
 
-The handlers build plain dicts (ddbguard's `public_*` functions); these models describe them.
+The handlers build plain dicts (an entity's projection, ddbguard's `public_*` functions); these models describe them.
 The schemathesis suite checks every real response against the document generated from them,
 so a field the code adds or drops shows up as a failing test, not as a silently stale doc.
-Extra fields are allowed (additionalProperties): clients must ignore what they do not know. An entity that
-declares its fields has its response model derived (ddbguard_api.entity_models), answered here by its name.
+Extra fields are allowed (additionalProperties): clients must ignore what they do not know. An entity's response
+(`Account`, `Order`) is derived from its declared fields (ddbguard_api.models.entity_models).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from ddbguard_api.models import OrderStatus
+from ddbguard.domain.entities.accounts import ACCOUNT
+from ddbguard.domain.entities.orders import ORDER
+from ddbguard_api.models.entity_models import response_model_of
+from ddbguard_api.models.model_bases import ResponseModel, Timestamp
 
 EntryType = Literal["deposit", "withdrawal", "hold", "capture", "release", "transfer_in", "transfer_out", "refund"]
 HoldStatus = Literal["OPEN", "CAPTURED", "RELEASED"]
-Timestamp = str  # ISO 8601 UTC with milliseconds, e.g. 2026-12-03T06:30:39.300Z
-
-
-class ResponseModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
+Account = response_model_of(ACCOUNT)
+Order = response_model_of(ORDER)
 
 
 class Health(ResponseModel):
@@ -29,23 +29,10 @@ class Health(ResponseModel):
     version: str = Field(description="The release of ddbguard that answers (semantic versioning), e.g. 0.1.0.")
 
 
-class Account(ResponseModel):
-    """An account. `email` and `username` are the normalised (NFKC, case-folded, trimmed) values."""
-
-    accountId: str
-    email: str
-    username: str
-    displayName: str | None
-    closing: bool = Field(description="true: closed to incoming transfers (the owner's own movements go on).")
-    version: int = Field(ge=0, description="Grows by 1 on every change; the ETag is this number, quoted.")
-    createdAt: Timestamp
-    updatedAt: Timestamp
-
-
 class AccountList(ResponseModel):
     """GET /accounts: one page of the caller's own accounts."""
 
-    accounts: list[Account] = Field(description="Newest first.")
+    accounts: list[Account] = Field(description="Newest first.")  # type: ignore[valid-type]
     nextCursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
 
 
@@ -103,23 +90,6 @@ class Statement(ResponseModel):
     nextCursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last page.")
 
 
-class OrderLine(ResponseModel):
-    sku: str
-    quantity: int = Field(ge=1)
-    unitPriceCents: int = Field(ge=1)
-
-
-class Order(ResponseModel):
-    orderId: str
-    accountId: str
-    status: OrderStatus
-    items: list[OrderLine]
-    totalCents: int = Field(ge=0)
-    version: int = Field(ge=0)
-    createdAt: Timestamp
-    updatedAt: Timestamp
-
-
 class FieldProblem(BaseModel):
     field: str = Field(description="Dotted path of the offending field (`items.0.sku`), or `body`.")
     code: str = Field(description="taken, required, unknown_field, not_an_integer, too_large, ...")
@@ -146,10 +116,3 @@ class Problem(ResponseModel):
     holdStatus: HoldStatus | None = Field(default=None, description="hold_settled: how the hold was settled.")
     clearedCents: int | None = Field(default=None, description="balance_not_zero: money still on the ledger.")
     holdCents: int | None = Field(default=None, description="balance_not_zero: money still held.")
-
-
-def __getattr__(name: str) -> Any:
-    """A declared entity's derived response model, by its title (`Team`); AttributeError for anything else."""
-    from ddbguard_api.entity_models import response_model
-
-    return response_model(name)
