@@ -2,7 +2,11 @@
 
 The typed views of stored items (`ddbguard.store.items`) declare the same names as their fields (a TypedDict's
 fields cannot be named by constants), so every field there must be a schema name; and no other module of the
-layer may spell an attribute name as a raw string, where a typo would write another attribute unseen.
+layer may spell an attribute name as a raw string, where a typo would write another attribute unseen. What is no
+attribute is not counted: docstrings, `__slots__` (an object's own attribute names), the name of a kind of unique
+value (`UniqueKind(name="email")`, `matching_kind("slug", ...)`). An entity declares its own fields by name
+(`Entity(fields={"slug": ...})`, a `lines` record's fields): a resource's attributes only its declaration knows are
+spelled there, once, and nowhere else.
 """
 
 from __future__ import annotations
@@ -50,23 +54,33 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def _unique_kind_names(tree: ast.AST) -> set[int]:
-    """A unique kind's name (`UniqueKind("email", ...)`) names a kind of value, not an attribute."""
-    return {
-        id(node.args[0])
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "UniqueKind"
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-    }
+def _called(node: ast.AST, *names: str) -> bool:
+    function = node.func if isinstance(node, ast.Call) else None
+    called = (
+        function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else ""
+    )
+    return called in names
+
+
+def _not_attributes(tree: ast.AST) -> set[int]:
+    """Strings that are no attribute name: kind names, `__slots__`, and an entity's own field declarations."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node, "UniqueKind", "matching_kind"):
+            found |= {id(arg) for arg in node.args[:1]}
+            found |= {id(keyword.value) for keyword in node.keywords if keyword.arg == "name"}
+        if isinstance(node, ast.Call) and _called(node, "Entity", "lines"):
+            declared = [keyword.value for keyword in node.keywords if keyword.arg == "fields"] + node.args[1:2]
+            found |= {id(key) for fields in declared if isinstance(fields, ast.Dict) for key in fields.keys if key}
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+            found |= {id(element) for element in ast.walk(node.value)}
+    return found
 
 
 def raw_attribute_names(source: str, names: set[str]) -> list[tuple[int, str]]:
-    """(line, name) of every string literal in `source` that is one of `names`, docstrings and kind names aside."""
+    """(line, name) of every string literal in `source` that is one of `names`, what is no attribute aside."""
     tree = ast.parse(source)
-    ignored = _docstrings(tree) | _unique_kind_names(tree)
+    ignored = _docstrings(tree) | _not_attributes(tree)
     return sorted(
         (node.lineno, node.value)
         for node in ast.walk(tree)
@@ -91,5 +105,7 @@ def test_the_check_finds_a_raw_attribute_name():
 item = {"accountId": "a", KIND: "x"}
 condition = Attr("pending").exists()
 value = item["version"]
+WIDGET = Entity("widget", fields={"status": choice(("A",))})
+__slots__ = ("status",)
 '''
     assert raw_attribute_names(source, ATTRIBUTE_NAMES) == [(2, "accountId"), (3, "pending"), (4, "version")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from boto3.dynamodb.conditions import Key as KeyCondition
 
-from ddbguard.domain.projections import public_account
+from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.views import AccountPage
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.limits import PAGE_DEFAULT
@@ -48,7 +48,7 @@ def list_accounts(owner_sub: str, *, limit: int = PAGE_DEFAULT, cursor: str | No
     found = reads.get_items([keys.account_key(account_id) for account_id in account_ids]) if account_ids else []
     profiles = {item[ACCOUNT_ID]: item for item in found}
     accounts = [
-        public_account(profiles[account_id])
+        ACCOUNT.project(profiles[account_id])
         for account_id in account_ids
         if account_id in profiles and profiles[account_id].get(OWNER_SUB) == owner_sub
     ]
