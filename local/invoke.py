@@ -69,13 +69,13 @@ def _set_header(event: dict[str, Any], name: str, value: str) -> None:
 
 def fit_to_route(event: dict[str, Any], route: routes.Route) -> dict[str, Any]:
     """The event with the route's method, resource, path and parameters (see the module doc)."""
-    from local import walkthrough_steps
+    from local import route_stories
 
     if event.get("resource") == route.path and event.get("httpMethod") == route.method:
         return event
     fitted = copy.deepcopy(event)
     given = fitted.get("pathParameters") or {}
-    defaults = walkthrough_steps.WALKTHROUGH[route.operation].path
+    defaults = route_stories.event_path(route)
     parameters = {name: given.get(name) or defaults[name] for name in route.path_parameters}
     path = route.path
     for name, value in parameters.items():

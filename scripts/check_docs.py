@@ -82,7 +82,8 @@ MERMAID_LABEL = re.compile(r'\["([^"]*)"\]')
 LAYER_FOLDER = "functions/layer/python"
 MODULE_LISTS = {
     "docs/architecture.md": (
-        f"{LAYER_FOLDER}/ddbguard_api",
+        f"{LAYER_FOLDER}/ddbguard_api/http",
+        f"{LAYER_FOLDER}/ddbguard_api/models",
         f"{LAYER_FOLDER}/ddbguard/domain",
         f"{LAYER_FOLDER}/ddbguard/guards",
         f"{LAYER_FOLDER}/ddbguard/store",
