@@ -40,7 +40,7 @@ def sample_key(operation: str) -> str:
 
 
 def _derived(caller: str, operation: str, key: str, purpose: str) -> str:
-    identity = RequestIdentity(caller, routes.by_operation(operation).key, key, fingerprint="")
+    identity = RequestIdentity(caller=caller, route=routes.by_operation(operation).key, key=key, fingerprint="")
     return identity.derived_id(purpose)
 
 

@@ -172,7 +172,9 @@ def demo_id(entity: Entity) -> str:
     if entity.owner_scoped:
         return f"{entity.kind}-demo-1"
     create = _generic_routes(entity)["POST"]
-    identity = RequestIdentity(demo.OWNER, create.key, demo.sample_key(create.operation), fingerprint="")
+    identity = RequestIdentity(
+        caller=demo.OWNER, route=create.key, key=demo.sample_key(create.operation), fingerprint=""
+    )
     return identity.derived_id(entity.kind)
 
 

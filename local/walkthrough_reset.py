@@ -23,7 +23,7 @@ import routes
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.versioning import TOMBSTONE
-from ddbguard.store import keys, schema
+from ddbguard.store import attribute_names, keys
 from ddbguard.store.client import client, table_name
 from local import demo, route_stories
 
@@ -32,7 +32,9 @@ ADA_EVENTS = tuple(story.operation for story in route_stories.STORIES if story.r
 
 
 def _marker_key(operation: str) -> dict[str, Any]:
-    identity = RequestIdentity(demo.OWNER, routes.by_operation(operation).key, demo.sample_key(operation), "")
+    identity = RequestIdentity(
+        caller=demo.OWNER, route=routes.by_operation(operation).key, key=demo.sample_key(operation), fingerprint=""
+    )
     return dict(keys.request_marker_key(identity.digest))
 
 
@@ -58,7 +60,7 @@ def _ada_items(ddb: Any, table: str) -> list[dict[str, Any]]:
 
 def _gone(item: dict[str, Any] | None) -> bool:
     """Absent, or only its tombstone left."""
-    return item is None or item.get(schema.KIND, {}).get("S") == TOMBSTONE
+    return item is None or item.get(attribute_names.KIND, {}).get("S") == TOMBSTONE
 
 
 def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
@@ -103,7 +105,7 @@ def walkthrough_blockers(api_url: str) -> list[str]:
         value = body[unique.field]
         lock_key = _attribute_key(dict(keys.lock_key(unique.lock_kind, unique.kind.form(value))))
         lock = ddb.get_item(TableName=table, Key=lock_key, ConsistentRead=True).get("Item")
-        holder = lock[schema.LOCK_OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
+        holder = lock[attribute_names.OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
         if holder == keys.account_partition(demo.ADA_ACCOUNT):
             continue
         account_id = holder.removeprefix(keys.ACCOUNT_PREFIX)
@@ -114,7 +116,7 @@ def walkthrough_blockers(api_url: str) -> list[str]:
                 "exists: run `make audit-locks REPAIR=1` to free it"
             )
             continue
-        owner, version = account[schema.OWNER_SUB]["S"], account[schema.VERSION]["N"]
+        owner, version = account[attribute_names.OWNER_SUB]["S"], account[attribute_names.VERSION]["N"]
         blockers.append(
             f"the walk-through's {unique.field} {value!r} is taken by account {account_id} (owner {owner}), "
             "so its create_account step will answer 409. Free the name by deleting that account (empty its ledger "

@@ -7,7 +7,7 @@ a route its `access`, and tests/test_table_access.py checks the grants against t
 from __future__ import annotations
 
 from ddbguard.domain.entities.accounts import ACCOUNT
-from ddbguard.store.schema import UNSETTLED_INDEX
+from ddbguard.store.attribute_names import UNSETTLED_INDEX
 from ddbguard_api.http.route import TableAccess
 from routes import ENTITIES
 from routes.table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS

@@ -41,7 +41,7 @@ PINNED = {
     "ddbguard.store.confusables",
     "ddbguard.store.items",  # TypedDicts the views are built from
     "ddbguard.store.keys",
-    "ddbguard.store.schema",
+    "ddbguard.store.attribute_names",
     "ddbguard.store.shapes",
     "ddbguard_api",
     "ddbguard_api.http.problems",

@@ -85,7 +85,7 @@ def test_create_get_update_delete_through_the_generic_operations(table, raw_clie
     with pytest.raises(VersionConflict) as stale:  # 412 with the item as it is now
         operations.update(GADGET, gadget_id, "alice", 0, {"sku": "widget-2"})
     assert stale.value.current == renamed
-    key = RequestIdentity("alice", "PATCH /gadgets/{gadgetId}", f"k-{uid}", fingerprint="fp")
+    key = RequestIdentity(caller="alice", route="PATCH /gadgets/{gadgetId}", key=f"k-{uid}", fingerprint="fp")
     moved = operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key)
     assert operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key) == moved  # a replay
     assert (moved["sku"], moved["version"]) == ("widget-2", 2)

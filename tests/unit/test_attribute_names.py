@@ -1,4 +1,4 @@
-"""Every attribute name is spelled once: in `ddbguard.store.schema`, whose constants the layer uses.
+"""Every attribute name is spelled once: in `ddbguard.store.attribute_names`, whose constants the layer uses.
 
 The typed views of stored items (`ddbguard.store.items`) declare the same names as their fields (a TypedDict's
 fields cannot be named by constants), so every field there must be a schema name; and no other module of the
@@ -12,18 +12,19 @@ spelled there, once, and nowhere else.
 from __future__ import annotations
 
 import ast
+import re
 import typing
 from pathlib import Path
 
-from ddbguard.store import items, schema
+from ddbguard.store import attribute_names, items
 
 LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python" / "ddbguard"
-DECLARATIONS = {LAYER / "store" / "schema.py", LAYER / "store" / "items.py"}
+DECLARATIONS = {LAYER / "store" / "attribute_names.py", LAYER / "store" / "items.py"}
 # The shared kernel imports no floor (tests/unit/test_layer_boundaries.py), so it cannot import the schema: its
 # problem extensions name the public fields they carry.
 KERNEL = {LAYER / "errors.py"}
 
-ATTRIBUTE_NAMES = {value for name, value in vars(schema).items() if name.isupper() and isinstance(value, str)}
+ATTRIBUTE_NAMES = {value for name, value in vars(attribute_names).items() if name.isupper() and isinstance(value, str)}
 
 
 def _stored_item_views() -> list[type]:
@@ -109,3 +110,19 @@ WIDGET = Entity("widget", fields={"status": choice(("A",))})
 __slots__ = ("status",)
 '''
     assert raw_attribute_names(source, ATTRIBUTE_NAMES) == [(2, "accountId"), (3, "pending"), (4, "version")]
+
+
+def _spelled_as(name: str) -> str:
+    """The constant's name for an attribute name: `holdCents` -> HOLD_CENTS, `PK` -> PK."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+
+
+def test_every_constant_is_named_as_it_spells():
+    """A reader knows the stored name from the constant: `HOLD_CENTS` is `holdCents`, `PENDING` is `pending`."""
+    named = {
+        name: value
+        for name, value in vars(attribute_names).items()
+        if name.isupper() and isinstance(value, str) and not name.endswith("_INDEX")  # an index's name
+    }
+    assert len(named) > 40
+    assert {name: value for name, value in named.items() if _spelled_as(value) != name} == {}

@@ -60,3 +60,17 @@ def test_nothing_but_the_key_builders_spells_a_key():
     }
     assert spelled - KEY_SPELLINGS_LEFT == set(), "a key spelled outside ddbguard/store/keys.py"
     assert KEY_SPELLINGS_LEFT - spelled == set(), "no longer spelled: remove it from KEY_SPELLINGS_LEFT"
+
+
+def _namedtuple_fields(tree: ast.Module) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(ast.unparse(base).startswith("NamedTuple") for base in node.bases):
+            yield node.name, sum(isinstance(statement, ast.AnnAssign) for statement in node.body)
+
+
+def test_no_record_of_more_than_three_fields_is_a_tuple():
+    """A record of more than three fields is built by keyword and read by name (`ddbguard.records.Record`), never
+    a NamedTuple: positions of eight fields are a bug waiting, and `record == tuple(record)` is true of a tuple."""
+    tuples = {f"{module}:{name}": count for module, tree in _modules() for name, count in _namedtuple_fields(tree)}
+    assert tuples, "the check sees the small NamedTuples that remain"
+    assert {name: count for name, count in tuples.items() if count > 3} == {}

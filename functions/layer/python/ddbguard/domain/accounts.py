@@ -31,13 +31,13 @@ from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.entity import PublicItem
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import (
-    CLEARED,
+from ddbguard.store.attribute_names import (
+    CLEARED_CENTS,
     DISPLAY_NAME,
     EMAIL,
-    HELD,
-    PARTITION_KEY,
-    UNSETTLED_VALUES,
+    HOLD_CENTS,
+    PENDING,
+    PK,
     USERNAME,
 )
 from ddbguard.store.shapes import Item
@@ -68,8 +68,8 @@ def create_account(
 def _ledger_is_empty() -> ConditionBase:
     # No balance item, or one holding nothing and waiting for no settlement: an empty balance item goes with the
     # account. Unsettled values live only on the balance (`pending`), so it must outlive them.
-    settled = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
-    return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
+    settled = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    return Attr(PK).not_exists() | (Attr(CLEARED_CENTS).eq(0) & Attr(HOLD_CENTS).eq(0) & settled)
 
 
 def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
@@ -80,12 +80,12 @@ def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
 
     def not_empty(balance: Item | None) -> BalanceNotZero | LedgerUnsettled:
         balance = balance or {}
-        cleared, held = int(balance.get(CLEARED, 0)), int(balance.get(HELD, 0))
+        cleared, held = int(balance.get(CLEARED_CENTS, 0)), int(balance.get(HOLD_CENTS, 0))
         if cleared == 0 and held == 0:
-            return LedgerUnsettled(account_id, len(balance.get(UNSETTLED_VALUES) or {}))
+            return LedgerUnsettled(account_id, len(balance.get(PENDING) or {}))
         return BalanceNotZero(
             f"Account {account_id} still holds money; empty its ledger first.",
-            extra={CLEARED: cleared, HELD: held},
+            extra={CLEARED_CENTS: cleared, HOLD_CENTS: held},
         )
 
     empty_balance = writes.delete(keys.balance_key(account_id), _ledger_is_empty())

@@ -38,7 +38,7 @@ from ddbguard.limits import (
     shows_something,
     utf8_length,
 )
-from ddbguard.store import schema
+from ddbguard.store import attribute_names
 from ddbguard.store.confusables import ambiguous_characters, fold_keeping_ambiguous
 
 # Code points a renderer shows as nothing (limits.DEFAULT_IGNORABLE_CLASS): refused in unique values here.
@@ -102,7 +102,7 @@ def unseen_character_problem(normalised: str, field: str) -> FieldError | None:
     return None
 
 
-def email_problem(normalised: str, field: str = schema.EMAIL) -> FieldError | None:
+def email_problem(normalised: str, field: str = attribute_names.EMAIL) -> FieldError | None:
     """Why a normalised email is unacceptable, or None. Shape only: one @, both parts, no spaces."""
     if utf8_length(normalised) > EMAIL_MAX_BYTES:
         return FieldError(field, "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
@@ -121,7 +121,7 @@ def email_problem(normalised: str, field: str = schema.EMAIL) -> FieldError | No
     return unseen_character_problem(normalised, field)
 
 
-def username_problem(normalised: str, field: str = schema.USERNAME) -> FieldError | None:
+def username_problem(normalised: str, field: str = attribute_names.USERNAME) -> FieldError | None:
     """Why a normalised handle (a username) is unacceptable, or None."""
     if not USERNAME_PATTERN.fullmatch(normalised):
         return FieldError(
@@ -183,7 +183,7 @@ def clean_display_name(raw: str) -> str:
             "The display name is not acceptable.",
             [
                 FieldError(
-                    schema.DISPLAY_NAME,
+                    attribute_names.DISPLAY_NAME,
                     "invalid_format",
                     f"A display name is 1 to {DISPLAY_NAME_MAX_CHARS} visible characters.",
                 )

@@ -12,7 +12,7 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 # The statuses are declared with the order (its `status` field is a choice of them).
 from ddbguard.domain.entities.orders import CANCELLED, DELIVERED, PAID, PENDING, REFUNDED, SHIPPED
-from ddbguard.store.schema import STATUS
+from ddbguard.store.attribute_names import STATUS
 
 # current status -> the statuses it may move to
 TRANSITIONS: dict[str, frozenset[str]] = {

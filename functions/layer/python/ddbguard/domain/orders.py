@@ -28,7 +28,6 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from boto3.dynamodb.conditions import Attr
 
@@ -42,23 +41,24 @@ from ddbguard.guards.ownership import is_visible, owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.retry import reread_and_retry
 from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
+from ddbguard.records import Record
 from ddbguard.store import keys, writes
-from ddbguard.store.ids import now_iso
-from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
-from ddbguard.store.schema import (
+from ddbguard.store.attribute_names import (
     ACCOUNT_ID,
+    ITEMS,
     ORDER_ID,
-    ORDER_LINES,
     OWNER_SUB,
     PAID_AT,
     QUANTITY,
     REFUNDED_AT,
     STATUS,
-    TOTAL,
-    UNIT_PRICE,
+    TOTAL_CENTS,
+    UNIT_PRICE_CENTS,
     UPDATED_AT,
     VERSION,
 )
+from ddbguard.store.ids import now_iso
+from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
 from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
@@ -96,17 +96,17 @@ def create_order(
 ) -> PublicItem:
     """A PENDING order at version 0 for one of the caller's accounts, in one transaction:
     the account check and the put (never an overwrite) succeed together or not at all."""
-    total = sum(line[QUANTITY] * line[UNIT_PRICE] for line in items)
+    total = sum(line[QUANTITY] * line[UNIT_PRICE_CENTS] for line in items)
     if total > MAX_ORDER_TOTAL_CENTS:
         raise InvalidInput(
             f"The order total {total} is over {MAX_ORDER_TOTAL_CENTS} cents.",
-            [FieldError(ORDER_LINES, "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
+            [FieldError(ITEMS, "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
         )
     values: dict[str, object] = {
         ACCOUNT_ID: account_id,
         STATUS: order_status.PENDING,
-        ORDER_LINES: [dict(line) for line in items],
-        TOTAL: total,
+        ITEMS: [dict(line) for line in items],
+        TOTAL_CENTS: total,
     }
     account_is_callers = writes.condition_check(keys.account_key(account_id), owned_by(caller_sub))
     no_account = NotFound("account_not_found", f"No account {account_id}.", field=ACCOUNT_ID)
@@ -154,18 +154,25 @@ class _LostRace(Exception):
     """The order changed between our read and our write but may still be movable: decide again."""
 
 
-class _MoneyMove(NamedTuple):
+class _MoneyMove(Record):
     """How paying or refunding moves an order and its money."""
 
-    source: str  # the status it moves from
-    target: str  # and to
-    entry_type: str
-    sign: int  # -1: the total leaves the ledger; +1: it returns
-    stamp: str  # the attribute that records when
+    __slots__ = ("entry_type", "sign", "source", "stamp", "target")
+
+    def __init__(self, *, source: str, target: str, entry_type: str, sign: int, stamp: str) -> None:
+        self.source = source  # the status it moves from
+        self.target = target  # and to
+        self.entry_type = entry_type
+        self.sign = sign  # -1: the total leaves the ledger; +1: it returns
+        self.stamp = stamp  # the attribute that records when
 
 
-PAYMENT = _MoneyMove(order_status.PENDING, order_status.PAID, PAYMENT_ENTRY_TYPE, -1, PAID_AT)
-REFUND = _MoneyMove(order_status.PAID, order_status.REFUNDED, REFUND_ENTRY_TYPE, +1, REFUNDED_AT)
+PAYMENT = _MoneyMove(
+    source=order_status.PENDING, target=order_status.PAID, entry_type=PAYMENT_ENTRY_TYPE, sign=-1, stamp=PAID_AT
+)
+REFUND = _MoneyMove(
+    source=order_status.PAID, target=order_status.REFUNDED, entry_type=REFUND_ENTRY_TYPE, sign=+1, stamp=REFUNDED_AT
+)
 
 
 def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> PublicItem:
@@ -203,7 +210,7 @@ def _move_once(
     if order is None or not is_visible(order, caller_sub):  # a tombstone has no owner: nobody's
         raise _not_found(order_id)
     read_version = int(order[VERSION])
-    total = int(order[TOTAL])
+    total = int(order[TOTAL_CENTS])
     now = now_iso()
     moved = ORDER.project({**order, STATUS: move.target, VERSION: read_version + 1, UPDATED_AT: now})
     change = money.BalanceChange(

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from ddbguard.domain.views import BalanceView, EntryView
-from ddbguard.store.schema import AVAILABLE, CLEARED, HELD, VERSION
+from ddbguard.store.attribute_names import AVAILABLE_CENTS, CLEARED_CENTS, HOLD_CENTS, VERSION
 
 BALANCE_FIELDS = tuple(BalanceView.__annotations__)
 # Always present on an entry; the rest only where its type has them (holdId, orderId, transferId, ...).
@@ -29,7 +29,7 @@ def _pick(item: Stored, fields: tuple[str, ...]) -> dict[str, object]:
 
 def public_balance(item: Stored) -> BalanceView:
     public = _pick(item, BALANCE_FIELDS)
-    for name in (CLEARED, HELD, AVAILABLE, VERSION):
+    for name in (CLEARED_CENTS, HOLD_CENTS, AVAILABLE_CENTS, VERSION):
         public[name] = int(cast(int, item[name]))
     return cast(BalanceView, public)
 

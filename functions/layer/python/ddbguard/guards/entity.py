@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.fields import Field, UniqueKind
 from ddbguard.store import keys
-from ddbguard.store.schema import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
+from ddbguard.store.attribute_names import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Key
 
 # What clients see of an item of a declared entity: its public fields (which only its declaration knows).

@@ -1,6 +1,6 @@
 """What the table stores, one typed view per item kind (docs/data-model.md). Types only: nothing runs at import.
 
-Field names are the attribute names of `ddbguard.store.schema` (a TypedDict's fields cannot be named by
+Field names are the attribute names of `ddbguard.store.attribute_names` (a TypedDict's fields cannot be named by
 constants, so tests/unit/test_attribute_names.py checks every field here is one of them). Code builds and reads
 these items through the schema's constants, which mypy accepts as TypedDict keys. Items of generic entities
 (`ddbguard.guards.entity`) have fields only their declaration knows: they stay `Item` (`ddbguard.store.shapes`).

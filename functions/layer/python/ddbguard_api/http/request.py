@@ -126,7 +126,9 @@ def parse_request(
             raise EdgeError(428, "precondition_required", 'Send If-Match: "<version>" from the ETag you read.')
     identity = None
     if key is not None:
-        identity = RequestIdentity(caller.sub, route.key, key, fingerprint(path, raw_query, document))
+        identity = RequestIdentity(
+            caller=caller.sub, route=route.key, key=key, fingerprint=fingerprint(path, raw_query, document)
+        )
     return Request(
         route=route,
         caller=caller,

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ddbguard.records import Record
+
 if TYPE_CHECKING:
     from ddbguard.guards.entity import Entity
 
@@ -24,11 +26,12 @@ type TableAccess = Mapping[str, tuple[str, ...]]
 type Problems = Mapping[int, tuple[str, ...]]  # status -> the route's own refusal codes (the edge's follow its flags)
 
 
-class Route:
+class Route(Record):
     """One route of the table, built by keyword only: `Route(method="GET", path="/health", handler=...)`.
 
-    A plain class with named fields (not a tuple: a route is never compared with or unpacked as one); its mappings
-    are read-only views, so no reader of the table can change a route another reads.
+    A record with named fields (`ddbguard.records.Record`: not a tuple, so never compared with or unpacked as one;
+    `replaced(...)` copies it with changes, as `crud_routes` overrides a derived route); its mappings are read-only
+    views, so no reader of the table can change a route another reads.
     """
 
     __slots__ = (
@@ -111,14 +114,6 @@ class Route:
         self.problems = MappingProxyType(dict(problems or {}))
         self.body = body
         self.query = query
-
-    def facts(self) -> dict[str, object]:
-        """Every field by name, as `Route(**facts)` takes them."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def replaced(self, **changes: Any) -> Route:
-        """A copy with `changes` (field name -> value), as `crud_routes` overrides a derived route."""
-        return Route(**{**self.facts(), **changes})
 
     def __repr__(self) -> str:
         return f"Route({self.key} -> {self.handler})"

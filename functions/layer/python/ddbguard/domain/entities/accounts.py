@@ -6,7 +6,7 @@ from ddbguard.guards.entity import Entity
 from ddbguard.guards.fields import flag, text, unique
 from ddbguard.limits import DISPLAY_NAME_MAX_CHARS
 from ddbguard.store import keys
-from ddbguard.store.schema import CLOSING, DISPLAY_NAME, EMAIL, USERNAME
+from ddbguard.store.attribute_names import CLOSING, DISPLAY_NAME, EMAIL, USERNAME
 
 # ACCT#<accountId> / PROFILE (the published keys of docs/data-model.md, not the kind's defaults); 404 account_not_found.
 ACCOUNT = Entity(

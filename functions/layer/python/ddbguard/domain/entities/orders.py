@@ -4,7 +4,7 @@ status moves by the table of `ddbguard.domain.order_status`; paying and refundin
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity
 from ddbguard.guards.fields import cents, choice, computed, integer, lines, matching, reference
 from ddbguard.limits import MAX_ORDER_LINES, MAX_QUANTITY, SKU_PATTERN
-from ddbguard.store.schema import ACCOUNT_ID, ORDER_LINES, QUANTITY, SKU, STATUS, TOTAL, UNIT_PRICE
+from ddbguard.store.attribute_names import ACCOUNT_ID, ITEMS, QUANTITY, SKU, STATUS, TOTAL_CENTS, UNIT_PRICE_CENTS
 
 PENDING = "PENDING"
 PAID = "PAID"
@@ -23,15 +23,15 @@ ORDER = Entity(
             "27f60ec3-d89f-5a94-931d-431dbff968a9", description="The caller's account whose ledger pays the order."
         ),
         STATUS: choice(ORDER_STATUSES, default=PENDING, example=CANCELLED, on_create=False),
-        ORDER_LINES: lines(
+        ITEMS: lines(
             "OrderLine",
             {
                 SKU: matching("BOOK-1843", SKU_PATTERN, description="The article: A-Z, a-z, 0-9, '_', '.', '-'."),
                 QUANTITY: integer(2, minimum=1, maximum=MAX_QUANTITY),
-                UNIT_PRICE: cents(1999),
+                UNIT_PRICE_CENTS: cents(1999),
             },
             max_items=MAX_ORDER_LINES,
         ),
-        TOTAL: computed(3998, minimum=0, description="The sum of quantity x unitPriceCents over the lines."),
+        TOTAL_CENTS: computed(3998, minimum=0, description="The sum of quantity x unitPriceCents over the lines."),
     },
 )

@@ -1,4 +1,7 @@
-"""The table's key schema and every attribute name the layer writes or reads (one place, one spelling).
+"""Every attribute name the layer writes or reads, the table's keys included: one place, one spelling.
+
+Each constant is named as it spells (`HOLD_CENTS = "holdCents"`, `PENDING = "pending"`), so a reader of any module
+knows the stored name from the constant (tests/unit/test_attribute_names.py holds it so).
 
 Key attributes are fixed (docs/data-model.md); the stack (infra/constants.py) repeats these names and a test
 checks they agree. The typed views of stored items (`ddbguard.store.items`) declare these same names as their
@@ -8,11 +11,11 @@ string elsewhere in the layer.
 
 from typing import Final
 
-PARTITION_KEY: Final = "PK"
-SORT_KEY: Final = "SK"
-KEY_ATTRIBUTES: Final = (PARTITION_KEY, SORT_KEY)
+PK: Final = "PK"
+SK: Final = "SK"
+KEY_ATTRIBUTES: Final = (PK, SK)
 # Request markers (the idempotency records) expire through this attribute (epoch seconds); money markers carry none.
-TTL_ATTRIBUTE: Final = "expiration"
+EXPIRATION: Final = "expiration"
 
 # On every item ddbguard writes.
 KIND: Final = "kind"
@@ -31,14 +34,14 @@ WRITE_TOKEN: Final = "writeToken"
 DELETED_KIND: Final = "deletedKind"
 DELETED_AT: Final = "deletedAt"
 # Lock items: the partition key of the entity that holds the value.
-LOCK_OWNER: Final = "owner"
+OWNER: Final = "owner"
 # Ledger balance and entries.
-CLEARED: Final = "clearedCents"
-HELD: Final = "holdCents"
-AVAILABLE: Final = "availableCents"
-UNSETTLED_VALUES: Final = "pending"  # entry id -> its exact availableCentsAfter, until settled
-AMOUNT: Final = "amountCents"
-AVAILABLE_AFTER: Final = "availableCentsAfter"
+CLEARED_CENTS: Final = "clearedCents"
+HOLD_CENTS: Final = "holdCents"
+AVAILABLE_CENTS: Final = "availableCents"
+PENDING: Final = "pending"  # entry id -> its exact availableCentsAfter, until settled
+AMOUNT_CENTS: Final = "amountCents"
+AVAILABLE_CENTS_AFTER: Final = "availableCentsAfter"
 # The sparse index of balances that wait for settlement (the sweeper's only read): a balance carries both
 # attributes only while `pending` is non-empty. Its shard spreads the index over several partition-key values;
 # the sort key is the id of its oldest unsettled entry (ULIDs carry their time), so the index also tells its age.
@@ -62,26 +65,26 @@ USERNAME: Final = "username"
 DISPLAY_NAME: Final = "displayName"
 CLOSING: Final = "closing"  # true: closed to incoming transfers (the owner's own movements go on)
 # Ledger entries: what moved, and the item on the other side.
-ENTRY_TYPE: Final = "type"
+TYPE: Final = "type"
 COUNTERPARTY_ACCOUNT_ID: Final = "counterpartyAccountId"
 # Holds: which request settled it (capture or release).
 SETTLED_BY_REQUEST: Final = "settledByRequest"
 # Orders: the lines and their total, and when the payment and the refund moved money (kept for good).
-ORDER_LINES: Final = "items"
-TOTAL: Final = "totalCents"
+ITEMS: Final = "items"
+TOTAL_CENTS: Final = "totalCents"
 PAID_AT: Final = "paidAt"
 REFUNDED_AT: Final = "refundedAt"
 SKU: Final = "sku"
 QUANTITY: Final = "quantity"
-UNIT_PRICE: Final = "unitPriceCents"
+UNIT_PRICE_CENTS: Final = "unitPriceCents"
 # Lock items: which field of the owner the value belongs to, and the value (normalised).
-LOCK_FIELD: Final = "field"
-LOCK_VALUE: Final = "value"
+FIELD: Final = "field"
+VALUE: Final = "value"
 # Request markers: who asked what on which route, the first response, and a money movement's entries with
 # their settled `availableCentsAfter` values (entry id -> value).
-MARKER_ROUTE: Final = "route"
-MARKER_CALLER: Final = "callerSub"
-MARKER_FINGERPRINT: Final = "fingerprint"
-MARKER_RESPONSE: Final = "response"
-MARKER_ENTRIES: Final = "entries"
-MARKER_SETTLED: Final = "after"
+ROUTE: Final = "route"
+CALLER_SUB: Final = "callerSub"
+FINGERPRINT: Final = "fingerprint"
+RESPONSE: Final = "response"
+ENTRIES: Final = "entries"
+AFTER: Final = "after"
