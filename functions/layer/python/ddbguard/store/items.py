@@ -32,20 +32,6 @@ class WriteStamp(TypedDict, total=False):
     writeToken: str
 
 
-class AccountItem(StoredItem, RequestStamp, WriteStamp):
-    """`ACCT#<accountId>` / `PROFILE`. `email` and `username` are stored normalised."""
-
-    accountId: str
-    ownerSub: str
-    email: str
-    username: str
-    displayName: NotRequired[str]  # absent when never given
-    closing: NotRequired[bool]  # absent: open to incoming transfers
-    version: int
-    createdAt: str
-    updatedAt: str
-
-
 class TombstoneItem(StoredItem, WriteStamp):
     """What a deleted account or order leaves at its key (`kind: "tombstone"`): no owner and no values, so its id
     is never given again and nothing owner-checked finds it."""
