@@ -3,8 +3,8 @@
 A record is a plain class whose `__slots__` name its fields and whose `__init__` takes them by keyword only: named
 where it is built (`BalanceChange(account_id=..., entry_type=...)`), never a tuple, so it is never compared with or
 unpacked as one. This base compares, hashes and shows a record by its fields, and copies it with changes. Why not
-`@dataclass(slots=True, kw_only=True)`: a dataclass compiles its methods at import, 0.6-1.9 ms each on a cold start
-(docs/decisions/ "Records are classes with slots"), and a handler imports several.
+`@dataclass(slots=True, kw_only=True)`: a dataclass compiles its methods at import, about 1 ms a class on a cold start
+(docs/decisions/003-records-are-classes-with-slots.md), and a handler imports several.
 """
 
 from __future__ import annotations
