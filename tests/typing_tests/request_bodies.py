@@ -43,7 +43,7 @@ def nested_records_are_their_own_class(request: Request[CreateOrder, None]) -> N
 def an_entitys_bodies_follow_its_fields(create: CreateAccount, update: UpdateAccount, move: UpdateOrder) -> None:
     assert_type(create.displayName, str | None)
     assert_type(update.closing, bool | None)
-    assert_type(move.status, OrderStatus | None)
+    assert_type(move.status, OrderStatus)
 
 
 def a_body_is_built_by_keyword_and_dumped_as_a_dict(transfer: Transfer) -> None:

@@ -306,35 +306,24 @@ SCHEMAS: dict[type[Body], Any] = {
         "config": {"extra_fields_behavior": "forbid", "strict": True, "title": "CreateOrder"},
     },
     UpdateOrder: {
-        "type": "function-after",
-        "function": {"type": "no-info", "function": body_rules.something_to_update},
+        "type": "model",
+        "cls": UpdateOrder,
         "schema": {
-            "type": "model",
-            "cls": UpdateOrder,
-            "schema": {
-                "type": "model-fields",
-                "fields": {
-                    "status": {
-                        "type": "model-field",
-                        "schema": {
-                            "type": "default",
-                            "schema": {
-                                "type": "nullable",
-                                "schema": {
-                                    "type": "literal",
-                                    "expected": ["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"],
-                                },
-                            },
-                            "default": None,
-                        },
-                    }
-                },
-                "model_name": "UpdateOrder",
-                "computed_fields": [],
+            "type": "model-fields",
+            "fields": {
+                "status": {
+                    "type": "model-field",
+                    "schema": {
+                        "type": "literal",
+                        "expected": ["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"],
+                    },
+                }
             },
-            "custom_init": False,
-            "root_model": False,
-            "config": {"extra_fields_behavior": "forbid", "strict": True, "title": "UpdateOrder"},
+            "model_name": "UpdateOrder",
+            "computed_fields": [],
         },
+        "custom_init": False,
+        "root_model": False,
+        "config": {"extra_fields_behavior": "forbid", "strict": True, "title": "UpdateOrder"},
     },
 }

@@ -2,10 +2,10 @@
 
 For an entity `team`: `CreateTeam` (the create body: the fields sent on create, required unless optional or
 defaulted, and a client-chosen `teamId` when ids are per owner), `UpdateTeam` (the update body: every updatable field
-optional, at least one sent) and `Team` (the response: the public projection, every field present). A `lines` field
-adds its record model (`OrderLine`), shared by the request and the response. These models describe the API (its
-OpenAPI document, local/openapi.py) and are what `make regenerate` writes the body classes and their compiled schemas
-from (local/generate_bodies.py); no handler imports them.
+optional, at least one sent; a single updatable field is required) and `Team` (the response: the public projection,
+every field present). A `lines` field adds its record model (`OrderLine`), shared by the request and the response.
+These models describe the API (its OpenAPI document, local/openapi.py) and are what `make regenerate` writes the body
+classes and their compiled schemas from (local/generate_bodies.py); no handler imports them.
 """
 
 from __future__ import annotations
@@ -126,6 +126,13 @@ def _create_model(entity: Entity) -> type[BaseModel]:
 
 def _update_model(entity: Entity) -> type[BaseModel]:
     updatable = {name: spec for name, spec in entity.fields.items() if spec.updatable}
+    if len(updatable) == 1:  # "at least one" of one field is that field: required, as a generated client reads it
+        ((name, spec),) = updatable.items()
+
+        class WithExample(StrictModel):
+            model_config = ConfigDict(json_schema_extra={"examples": [{name: spec.example}]})  # type: ignore[dict-item]
+
+        return _model(f"{UPDATE}{entity.title}", WithExample, {name: (_value_type(spec), ...)})
     fields: dict[str, FieldDefinition] = {name: (_value_type(spec) | None, None) for name, spec in updatable.items()}
     shown = next((n for n, s in updatable.items() if s.kind in (TEXT, INTEGER)), next(iter(updatable)))
 

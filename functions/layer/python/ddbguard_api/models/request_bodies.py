@@ -138,11 +138,9 @@ class UpdateOrder(Body):
 
     __slots__ = ()
 
-    status: Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] | None
+    status: Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"]
 
-    def __init__(
-        self, *, status: Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] | None = None
-    ) -> None:
+    def __init__(self, *, status: Literal["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"]) -> None:
         self.status = status
 
 
