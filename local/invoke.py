@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(route.handler)  # the Init phase: this is always a cold start
     init_ms = (time.perf_counter() - started) * 1000
     query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
-    event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
+    event = without_unknown_query(event, set(query_model.__annotations__) if query_model else set())
     if raw:  # Lambda's platform lines around the invocation; for people, the REPORT line alone says it ended
         print(f"START RequestId: {context.aws_request_id} Version: {context.function_version}")
     started = time.perf_counter()
