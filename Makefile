@@ -17,7 +17,12 @@ export JSII_SILENCE_WARNING_UNTESTED_NODE_VERSION := 1
 
 # Python 3.13 matches the Lambda runtime; fall back to python3 where it is absent.
 PYTHON_BOOT ?= $(shell for p in python3.13 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.13*/bin/python3.13 2>/dev/null) python3; do \
-	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
+	"$$p" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
+# The floor pyproject.toml states (requires-python): `make lint` compiles every Python file on it
+# (scripts/compile_on_floor.py). PEP 695 generics and `type` statements make 3.12 the floor.
+PYTHON_FLOOR ?= $(shell for p in python3.12 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.12*/bin/python3.12 2>/dev/null) \
+	$$(.venv/bin/uv python find 3.12 2>/dev/null); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
 
 STACK     := DdbguardStack
 CDK       := npx --no-install cdk
@@ -58,9 +63,9 @@ help:
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
 	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
-	@echo "make regenerate               every generated file at once: the precompiled request schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
+	@echo "make regenerate               every generated file at once: missing generic handler modules, the request body classes and their schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
-	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker"
+	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker, every file compiled on the 3.12 floor"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
 	@echo "make sweep [MIN_AGE=60]       settle ledgers whose unsettled values waited MIN_AGE s or more (the scheduled sweeper)"
@@ -72,7 +77,7 @@ require-env:
 	@test -n "$(ENV)" || { echo "ddbguard: name the environment, e.g. 'make $(or $(MAKECMDGOALS),synth) ENV=dev' (config/<env>.json: $$(cd config && ls *.json | sed 's/\.json$$//' | paste -sd, -))" >&2; exit 2; }
 
 check-python:
-	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.11+ is required, and none was found." >&2; exit 1; }
+	@test -n "$(PYTHON_BOOT)" || { echo "ddbguard: Python 3.12+ is required, and none was found." >&2; exit 1; }
 
 check-tools: check-python
 	@command -v java >/dev/null 2>&1 || { echo "ddbguard: Java 17+ is required for DynamoDB Local, and 'java' is not on PATH." >&2; exit 1; }
@@ -253,12 +258,14 @@ openapi: install
 confusables: venv
 	@test -n "$(SOURCE)" || { echo "usage: make confusables SOURCE=<path to Unicode's confusables.txt>" >&2; exit 2; }
 	$(PY) scripts/compact_confusables.py "$(SOURCE)"
-# Every file generated from the code, in one go (a new route or resource needs only this): the precompiled request
-# schemas (ddbguard_api/compiled_schemas.py), the sample events and
+# Every file generated from the code, in one go (a new route or resource needs only this): a generic route's handler
+# module when it has none yet (then it is yours), the request body classes and their compiled schemas
+# (ddbguard_api/models/request_bodies.py, compiled_schemas.py), the sample events and
 # the README's walk-through list, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md's counts and its headroom table,
 # the cost and capacity figures of docs/infra.md and docs/capacity.md (infra/cost_model.py).
 regenerate: install
-	$(PY) -m ddbguard_api.models && $(PY) -m ruff format -q functions/layer/python/ddbguard_api/compiled_schemas.py
+	$(PY) -m local.handler_files
+	$(PY) -m local.generate_bodies
 	$(PY) -m local.events
 	$(PY) -m local.openapi
 	$(PY) -m local.schemathesis_config
@@ -281,6 +288,8 @@ lint: venv
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy $(MYPY_PATHS)
 	$(PY) scripts/check_docs.py
+	@test -n "$(PYTHON_FLOOR)" || { echo "ddbguard: Python 3.12 (the stated floor) was not found; install it, e.g. '.venv/bin/uv python install 3.12'" >&2; exit 1; }
+	$(PYTHON_FLOOR) scripts/compile_on_floor.py
 
 # What `make lint` asks of ruff, applied: safe fixes (imports sorted, ...) and formatting. The rest is `make lint`'s.
 format: venv

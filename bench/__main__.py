@@ -481,7 +481,7 @@ def _http_note(ratio: float) -> str:
 
 
 def _audit_section(api, raw, endpoint, settler, args) -> str:
-    from ddbguard.store.schema import KEY_ATTRIBUTES
+    from ddbguard.store.attribute_names import KEY_ATTRIBUTES
 
     setup = calls.DdbguardRoutes(api, None, settler.drain)
     account = setup.sign_up("audit")

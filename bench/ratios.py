@@ -257,7 +257,7 @@ def run_audit(env: dict[str, str], *, segments: int = 1) -> dict[str, Any]:
 def plain_table(client: Any, table: str) -> None:
     """The table's key schema without a stream: DynamoDB Local slows down badly seeding 100,000 items into a
     streamed table (each write also stores a stream record), and the audit does not read the stream."""
-    from ddbguard.store.schema import KEY_ATTRIBUTES
+    from ddbguard.store.attribute_names import KEY_ATTRIBUTES
 
     partition, sort = KEY_ATTRIBUTES
     client.create_table(

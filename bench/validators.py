@@ -9,10 +9,10 @@ Each figure is a fresh `python3.13 -S -B` process on the built layers (infra/sta
 layer's host twin, both with bytecode; nothing written), timing from its first line: making the validator ready
 ("ready": imports and model build) and validating a valid body ("1st validate"), then one invalid body (a string
 amount and an unknown field) whose error list is shown. The options, interleaved option by option in each round
-(medians): pydantic, lazy, the former request path (`ddbguard_api.models`, each model built at first use: defer_build);
+(medians): pydantic, lazy, the former request path (the pydantic models, each built at first use: defer_build);
 pydantic, built ahead (the same models, every one built at import, as defer_build=False would); pydantic-core,
-precompiled, the request path now (`ddbguard_api.lazy_models` on the core schemas generated ahead into
-ddbguard_api/compiled_schemas.py: pydantic itself is never imported); msgspec
+precompiled, the request path now (`ddbguard_api.models.body_validation` on the core schemas generated ahead into
+ddbguard_api/models/compiled_schemas.py: pydantic itself is never imported); msgspec
 (`msgspec.Struct` types written to match, forbid_unknown_fields and Meta constraints, `msgspec.convert` with
 strict=True); fastjsonschema (code compiled at build time by `compile_to_code` from the models' JSON Schema,
 imported at run time; that schema states the normalised rules of email and username, not the raw bounds the
@@ -31,9 +31,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from local.paths import ROOT
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 REQUIREMENTS = ROOT / "bench" / "validator-requirements.txt"
 SITE = ROOT / ".local" / "bench-validators"
@@ -48,29 +51,40 @@ INVALID = {
 # message) problems ([] when valid). `model` is the model's name.
 OPTIONS: dict[str, tuple[str, str]] = {
     "pydantic, lazy (the former path)": (
-        "from ddbguard_api import models\nmodel = getattr(models, NAME)\n",
-        "from pydantic import ValidationError\nfrom ddbguard_api.bodies import field_errors\n"
+        "from ddbguard_api.models import request_models\n"
+        "from ddbguard_api.models.entity_models import request_models_of\n"
+        "from ddbguard.domain.entities.accounts import ACCOUNT\n"
+        "models = {'Amount': request_models.Amount, 'CreateAccount': request_models_of(ACCOUNT)[0]}\n"
+        "model = models[NAME]\n",
+        "from pydantic import ValidationError\nfrom ddbguard_api.http.bodies import field_errors\n"
         "def validate(doc):\n"
         "    try:\n        model.model_validate(doc)\n        return []\n"
         "    except ValidationError as error:\n"
         "        return [(e.field, e.code, e.message) for e in field_errors(error)]\n",
     ),
     "pydantic, built ahead": (
-        "from ddbguard_api import models\nmodel = getattr(models, NAME)\n"
-        "for name in ('CreateAccount', 'UpdateAccount', 'Amount', 'Transfer', 'OrderItem', 'CreateOrder',\n"
-        "             'UpdateOrderStatus', 'StatementQuery', 'AccountListQuery'):\n"
-        "    getattr(models, name).model_rebuild(force=True)\n",
-        "from pydantic import ValidationError\nfrom ddbguard_api.bodies import field_errors\n"
+        "from ddbguard_api.models import request_models\n"
+        "from ddbguard_api.models.entity_models import request_models_of\n"
+        "from ddbguard.domain.entities.accounts import ACCOUNT\n"
+        "models = {'Amount': request_models.Amount, 'CreateAccount': request_models_of(ACCOUNT)[0]}\n"
+        "model = models[NAME]\n"
+        "from ddbguard.domain.entities.orders import ORDER\n"
+        "built = [request_models.Amount, request_models.Transfer, request_models.StatementQuery,\n"
+        "         request_models.AccountListQuery, *request_models_of(ACCOUNT), *request_models_of(ORDER)]\n"
+        "for built_model in built:\n"
+        "    built_model.model_rebuild(force=True)\n",
+        "from pydantic import ValidationError\nfrom ddbguard_api.http.bodies import field_errors\n"
         "def validate(doc):\n"
         "    try:\n        model.model_validate(doc)\n        return []\n"
         "    except ValidationError as error:\n"
         "        return [(e.field, e.code, e.message) for e in field_errors(error)]\n",
     ),
     "pydantic-core, precompiled (the request path)": (
-        "from ddbguard_api.lazy_models import lazy_model\nmodel = lazy_model(NAME)\nmodel.validator\n",
-        "from pydantic_core import ValidationError\nfrom ddbguard_api.bodies import field_errors\n"
+        "from ddbguard_api.models.body_validation import validate as validated, validator\n"
+        "from ddbguard_api.models.request_bodies import BODIES\nbody = BODIES[NAME]\nvalidator(body)\n",
+        "from pydantic_core import ValidationError\nfrom ddbguard_api.http.bodies import field_errors\n"
         "def validate(doc):\n"
-        "    try:\n        model.model_validate(doc)\n        return []\n"
+        "    try:\n        validated(body, doc)\n        return []\n"
         "    except ValidationError as error:\n"
         "        return [(e.field, e.code, e.message) for e in field_errors(error)]\n",
     ),
@@ -102,7 +116,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
 _CHILD = r"""
 import json, sys, time
 spec = json.loads(sys.stdin.read())
-import ddbguard_api.bodies  # loaded with every handler already: no option pays for it
+import ddbguard_api.http.bodies  # loaded with every handler already: no option pays for it
 start = time.perf_counter()
 namespace = {"NAME": spec["model"]}
 exec(spec["ready"], namespace)
@@ -130,11 +144,17 @@ def build_time_modules(folder: Path) -> None:
     sys.path[:0] = [str(ROOT / "functions" / "layer" / "python"), str(validator_site())]
     import fastjsonschema  # type: ignore[import-not-found]  # installed for this bench only
 
-    from ddbguard_api import models
+    from ddbguard.domain.entities.accounts import ACCOUNT
+    from ddbguard_api.models import request_models
+    from ddbguard_api.models.entity_models import request_models_of
 
+    models: dict[str, type[BaseModel]] = {
+        "Amount": request_models.Amount,
+        "CreateAccount": request_models_of(ACCOUNT)[0],
+    }
     code = ["import re\nfrom fastjsonschema import JsonSchemaValueException\n"]
     for name in MODELS:
-        model = getattr(models, name)
+        model = models[name]
         generated = fastjsonschema.compile_to_code(model.model_json_schema())
         code.append(generated.replace("def validate(", f"def validate_{name}(").replace("\nimport re", ""))
     (folder / "compiled_schemas.py").write_text("\n".join(code), encoding="utf-8")

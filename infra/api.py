@@ -31,7 +31,7 @@ from routes import Route
 PROBLEM_JSON = "application/problem+json"
 
 # CORS (off unless `corsAllowedOrigins` is set, in config/<env>.json or with -c). The header lists repeat
-# functions/layer/python/ddbguard_api/cors.py on purpose (infra imports no runtime code); a test keeps them equal.
+# functions/layer/python/ddbguard_api/http/cors.py on purpose (infra imports no runtime code); a test keeps them equal.
 CORS_CONTEXT_KEY = settings.CORS_ALLOWED_ORIGINS.name
 CORS_ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
 CORS_ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")

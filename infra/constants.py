@@ -1,7 +1,7 @@
 """Names, construct ids and tunables of the ddbguard stack, in one place.
 
 Nothing here imports the runtime code: the key names are repeated on purpose and a test checks
-that they still equal `functions/layer/python/ddbguard/store/schema.py`.
+that they still equal `functions/layer/python/ddbguard/store/attribute_names.py`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ METRICS_NAMESPACE = "ddbguard"
 LOG_LEVEL = "INFO"
 
 # Table key schema (docs/data-model.md) and the TTL attribute request markers (idempotency records) expire through.
-PARTITION_KEY = "PK"
-SORT_KEY = "SK"
-TTL_ATTRIBUTE = "expiration"
+PK = "PK"
+SK = "SK"
+EXPIRATION = "expiration"
 # The sparse index of balances waiting for settlement (the sweeper's only read), as the layer's schema names it.
 UNSETTLED_INDEX = "unsettled"
 UNSETTLED_SHARD = "unsettledShard"
@@ -54,8 +54,8 @@ API_STAGE = "v1"
 # Cognito.
 ADMIN_GROUP = "admin"
 
-# DynamoDB grants come from the route table (functions/routes.py: each route's `table_access`) and, for the
-# background jobs, functions/job_access.py: exactly the actions each function performs, each limited by
+# DynamoDB grants come from the route table (functions/routes/: each route's `table_access`) and, for the
+# background jobs, functions/routes/job_access.py: exactly the actions each function performs, each limited by
 # `dynamodb:LeadingKeys` to the partition-key patterns it reaches. These actions name a partition in every request,
 # so they can carry that condition; every other action (Scan) cannot, and is granted without it.
 LEADING_KEYS_ACTIONS = frozenset(

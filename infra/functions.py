@@ -1,4 +1,4 @@
-"""One Lambda function per route of `functions/routes.py`, plus the scheduled lock audit.
+"""One Lambda function per route of `functions/routes/`, plus the scheduled lock audit.
 
 Each function gets its own role holding exactly the DynamoDB actions its route declares, each limited to the
 partition-key patterns it reaches (`dynamodb:LeadingKeys`), write access to its own log group, and X-Ray.
@@ -19,9 +19,9 @@ from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from infra import constants, dependency_layer, function_runtime, naming, retention, settings, staged_assets
-from job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
 from routes import Route
-from table_patterns import INDEX_PREFIX
+from routes.job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
+from routes.table_patterns import INDEX_PREFIX
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64

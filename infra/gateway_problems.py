@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ddbguard_api.problems import problem_document
+from ddbguard_api.http.problems import problem_document
 
 
 def gateway_problem_body(status: int, code: str, detail: str) -> str:

@@ -15,7 +15,7 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from infra.functions import table_statements
-from job_access import LOCK_REMEDY_TABLE_ACCESS
+from routes.job_access import LOCK_REMEDY_TABLE_ACCESS
 
 
 class OperatorRoles(Construct):

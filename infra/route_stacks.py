@@ -2,7 +2,7 @@
 permission, and its alarms live in a nested stack of its group, so the parent stack stays the same size however
 many routes are added.
 
-A group is the routes of one tag (functions/routes.py `Route.tag`: the handler's package, or a generic route's
+A group is the routes of one tag (functions/routes/ `Route.tag`: the handler's package, or a generic route's
 collection), in route-table order, split into chunks of at most `ROUTES_PER_STACK`. A route therefore stays in its
 stack when routes of other tags come or go, and a tag's new route joins the tag's last chunk or starts the next one.
 """

@@ -6,7 +6,7 @@ the scheduled sweeper, and the alarms on falling behind.
   not data) instead of vanishing. Re-driving it is a runbook step (docs/operations.md); the sweeper settles the
   balances meanwhile, since it reads `pending`, not the stream.
 - The sweeper (functions/streams/sweep_pending.py) runs every few minutes and settles every balance whose
-  `pending` values are older than a minute; its IAM is exactly `SWEEPER_TABLE_ACCESS` (functions/job_access.py).
+  `pending` values are older than a minute; its IAM is exactly `SWEEPER_TABLE_ACCESS` (functions/routes/job_access.py).
 - Alarms: the mapping's IteratorAge, the on-failure queue's depth, and the age of the oldest unsettled value
   (`OldestUnsettledAgeSeconds`, emitted by the settlement and by every sweep; a silent sweeper alarms too).
 """
@@ -27,7 +27,7 @@ from constructs import Construct
 from infra import constants, settings
 from infra.functions import Functions
 from infra.monitoring import CRITICAL, Monitoring, custom_metric
-from job_access import SWEEPER_TABLE_ACCESS
+from routes.job_access import SWEEPER_TABLE_ACCESS
 
 SWEEPER_HANDLER = "streams.sweep_pending.handler"
 # Shorter than the schedule's interval: a sweep ends before the next one starts, so with one execution reserved

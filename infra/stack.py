@@ -30,7 +30,7 @@ class DdbguardStack(Stack):
 
     The stateful and shared parts (table, user pool, API, background jobs, topics) are this stack's; each route
     group's functions, methods and alarms are a nested stack of it (infra/route_stacks.py). `routes` is the route
-    table (functions/routes.py); tests pass a longer one to prove the stack's room to grow.
+    table (functions/routes/); tests pass a longer one to prove the stack's room to grow.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, routes: Sequence[Route] = ROUTES, **kwargs: Any) -> None:

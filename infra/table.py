@@ -30,14 +30,14 @@ class Storage(Construct):
         self.table = dynamodb.Table(
             self,
             "Table",
-            partition_key=dynamodb.Attribute(name=constants.PARTITION_KEY, type=dynamodb.AttributeType.STRING),
-            sort_key=dynamodb.Attribute(name=constants.SORT_KEY, type=dynamodb.AttributeType.STRING),
+            partition_key=dynamodb.Attribute(name=constants.PK, type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name=constants.SK, type=dynamodb.AttributeType.STRING),
             # Pay per request: the demo's traffic is bursty and mostly idle.
             billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True,
             ),
-            time_to_live_attribute=constants.TTL_ATTRIBUTE,
+            time_to_live_attribute=constants.EXPIRATION,
             # Keys only: the settlement function reads each new ledger entry by key (small records, and no item
             # content, personal data included, copied into the stream).
             stream=dynamodb.StreamViewType.KEYS_ONLY,

@@ -10,7 +10,7 @@ from local.server import Environments, invoke
 from local.tokens import make_token
 
 
-# What the API answered, as a client sees it (the handlers' own reply type is ddbguard_api.replies.Reply).
+# What the API answered, as a client sees it (the handlers' own reply type is ddbguard_api.http.replies.Reply).
 @dataclass
 class HttpAnswer:
     status: int

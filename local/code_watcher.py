@@ -3,7 +3,7 @@
 Polling with the standard library: functions/ holds about a hundred files, so a stat of each every half second costs
 nothing measurable, works on every filesystem (bind mounts and network folders included, where inotify stays silent)
 and adds no dependency. A changed handler module retires its own function's environments; any other change (the
-layer, routes.py, an area's shared module) retires every function's, since any handler may import it. The next
+layer, the routes/ package, an area's shared module) retires every function's, since any handler may import it. The next
 request to a retired function is a fresh cold start on the new code; invocations in flight finish on the old one.
 """
 

@@ -40,7 +40,7 @@ def sample_key(operation: str) -> str:
 
 
 def _derived(caller: str, operation: str, key: str, purpose: str) -> str:
-    identity = RequestIdentity(caller, routes.by_operation(operation).key, key, fingerprint="")
+    identity = RequestIdentity(caller=caller, route=routes.by_operation(operation).key, key=key, fingerprint="")
     return identity.derived_id(purpose)
 
 
@@ -94,7 +94,7 @@ SEED_STEPS: tuple[SeedStep, ...] = (
 NEEDS_SEED = "the demo world (`make run` seeds it; `make seed` creates it again)"
 
 
-# The demo ids a route's walk-through step may name (local/walkthrough_steps.py, `Walkthrough.path`); any other value
+# The demo ids a route's walk-through step may name (local/route_stories.py, `Story.path`); any other value
 # is an id as it is (a client-chosen one, e.g. sent in the sample body of the route that creates it).
 DEMO_IDS: dict[str, str] = {
     "main account": MAIN_ACCOUNT,

@@ -11,7 +11,7 @@ import json
 import threading
 from typing import Any
 
-from ddbguard_api.problems import problem_document
+from ddbguard_api.http.problems import problem_document
 from local.paths import ROOT
 
 SWAGGER_UI_DIR = ROOT / "node_modules" / "swagger-ui-dist"

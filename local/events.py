@@ -1,7 +1,7 @@
 """events/: one realistic API Gateway REST proxy event per route, generated from the route table.
 
 Each event acts on the demo world (local/demo.py) as the demo owner `alice`, as its walk-through step and sample
-body say (local/walkthrough_steps.py), and says in its `description` what must run first. `make events` rewrites
+body say (its story, local/route_stories.py), and says in its `description` what must run first. `make events` rewrites
 them, and the README's list of them in walk-through order; tests/unit/test_events.py fails when they drift from the
 table.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import routes
-from local import demo, walkthrough_steps
+from local import demo, route_stories
 from local.apigw_events import build_event
 from local.paths import EVENTS, ROOT
 from local.tokens import claims_from_authorization, make_token
@@ -23,14 +23,14 @@ _FIXED_TIME = {"requestTime": "02/Dec/2026:12:00:00 +0000", "requestTimeEpoch": 
 
 
 def sample_event(route: routes.Route) -> dict[str, Any]:
-    target = walkthrough_steps.WALKTHROUGH[route.operation]
-    parameters = {name: target.path[name] for name in route.path_parameters}
+    story, demo_path = route_stories.story_of(route), route_stories.event_path(route)
+    parameters = {name: demo_path[name] for name in route.path_parameters}
     path = route.path
     for name, value in parameters.items():
         path = path.replace("{" + name + "}", value)
-    if target.query:
-        path += "?" + target.query
-    sample_body = walkthrough_steps.sample_body(route)
+    if story.query:
+        path += "?" + story.query
+    sample_body = route_stories.sample_body(route)
     body = json.dumps(sample_body).encode() if sample_body is not None else b""
     headers = [("Host", "api.ddbguard.local"), ("User-Agent", "ddbguard-sample/1.0"), ("Accept", "application/json")]
     claims = None
@@ -49,7 +49,7 @@ def sample_event(route: routes.Route) -> dict[str, Any]:
     if route.idempotency != "none":
         headers.append(("Idempotency-Key", demo.sample_key(route.operation)))
     if route.if_match:
-        headers.append(("If-Match", f'"{target.if_match}"'))
+        headers.append(("If-Match", f'"{story.if_match}"'))
     event = build_event(
         method=route.method,
         resource=route.path,
@@ -64,7 +64,7 @@ def sample_event(route: routes.Route) -> dict[str, Any]:
     event["requestContext"]["requestId"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ddbguard-request/{route.operation}"))
     event["requestContext"].update(_FIXED_TIME)
     # Not part of API Gateway's event (handlers ignore it): what this sample does and needs.
-    return {"description": walkthrough_steps.description(route), **event}
+    return {"description": route_stories.description(route), **event}
 
 
 def event_path(route: routes.Route) -> Path:
@@ -85,7 +85,7 @@ def readme_with_walkthrough(readme: str) -> str:
     _, end_fence, after = rest.partition("```\n")
     if not (marker and fence and end_fence):
         raise ValueError(f"README.md has no {WALKTHROUGH_SECTION!r} section with a sh block")
-    block = "".join(f"make invoke FN={operation}\n" for operation in walkthrough_steps.WALKTHROUGH)
+    block = "".join(f"make invoke FN={operation}\n" for operation in route_stories.stories())
     return head + marker + before + fence + block + end_fence + after
 
 

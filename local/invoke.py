@@ -69,13 +69,13 @@ def _set_header(event: dict[str, Any], name: str, value: str) -> None:
 
 def fit_to_route(event: dict[str, Any], route: routes.Route) -> dict[str, Any]:
     """The event with the route's method, resource, path and parameters (see the module doc)."""
-    from local import walkthrough_steps
+    from local import route_stories
 
     if event.get("resource") == route.path and event.get("httpMethod") == route.method:
         return event
     fitted = copy.deepcopy(event)
     given = fitted.get("pathParameters") or {}
-    defaults = walkthrough_steps.WALKTHROUGH[route.operation].path
+    defaults = route_stories.event_path(route)
     parameters = {name: given.get(name) or defaults[name] for name in route.path_parameters}
     path = route.path
     for name, value in parameters.items():
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(route.handler)  # the Init phase: this is always a cold start
     init_ms = (time.perf_counter() - started) * 1000
     query_model = getattr(getattr(module, "endpoint", None), "query_model", None)
-    event = without_unknown_query(event, set(query_model.model_fields) if query_model else set())
+    event = without_unknown_query(event, set(query_model.__annotations__) if query_model else set())
     if raw:  # Lambda's platform lines around the invocation; for people, the REPORT line alone says it ended
         print(f"START RequestId: {context.aws_request_id} Version: {context.function_version}")
     started = time.perf_counter()

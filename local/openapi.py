@@ -3,11 +3,12 @@
 `make openapi` rewrites it; tests/unit/test_openapi.py fails when the committed file differs.
 
 Powertools' event handler writes the document. A documentation-only resolver (validation on, which
-is what makes Powertools produce OpenAPI) gets every route of functions/routes.py with an
+is what makes Powertools produce OpenAPI) gets every route of functions/routes/ with an
 operation whose signature names the route's path parameters, its Idempotency-Key / If-Match
 headers (from the route's flags), and the query and body models its handler module really
-validates with (`endpoint.query_model`, `endpoint.body_model`); its responses are the route's own facts
-(success status, response model of ddbguard_api.schemas, ETag, Location) and, per status, the problem
+validates with (`endpoint.query_model`, `endpoint.body_model`: the pydantic models those body classes are generated
+from, local/api_models.py); its summary is its handler's docstring; its responses are the route's own facts
+(success status, response model of local/api_models.py, ETag, Location) and, per status, the problem
 `code` values the route can answer (the edge's from its flags, the domain's from `Route.problems`).
 
 Why a separate resolver: the handlers' own resolvers route every request to one generic
@@ -138,12 +139,12 @@ def _problem_response(status: int, codes: list[str], route: Any) -> dict[str, An
 
 
 def _success_response(route: Any) -> tuple[int, dict[str, Any]]:
-    from ddbguard_api import schemas
-    from local.route_docs import docs_of
+    from local.api_models import response_model
+    from local.route_stories import story_of
 
-    response: dict[str, Any] = {"description": docs_of(route).reply}
+    response: dict[str, Any] = {"description": story_of(route).reply}
     if route.response is not None:
-        response["content"] = {"application/json": {"model": getattr(schemas, route.response)}}
+        response["content"] = {"application/json": {"model": response_model(route.response)}}
     headers: dict[str, Any] = {}
     if route.returns_etag:
         headers["ETag"] = {
@@ -228,14 +229,10 @@ def _signature(route: Any, body_model: Any, query_model: Any) -> inspect.Signatu
     return inspect.Signature(parameters)
 
 
-def _summary(route: Any, module: Any) -> tuple[str, str]:
-    """(summary, description): a generic route's from local/route_docs.py, a hand-written handler's from its module's
-    docstring (`METHOD /path: what it does`, then the description)."""
-    from local.route_docs import docs_of
-
+def _summary(module: Any) -> tuple[str, str]:
+    """(summary, description): from the handler module's docstring (`METHOD /path: what it does`, then the
+    description)."""
     doc = inspect.getdoc(module) or ""
-    if route.is_generic:
-        doc = f"{route.key}: {docs_of(route).summary}"
     first, _, rest = doc.partition("\n")
     summary = first.split(": ", 1)[-1].rstrip(".")
     return summary[:1].upper() + summary[1:], rest.strip()
@@ -258,8 +255,8 @@ def build_document() -> dict[str, Any]:
     from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, License, Server, ServerVariable
 
     import routes
-    from ddbguard_api import schemas
-    from ddbguard_api.lazy_models import resolved
+    from ddbguard_api.models import response_models as schemas
+    from local.api_models import request_model
 
     _handler_modules()
     docs = APIGatewayRestResolver(enable_validation=True)
@@ -267,7 +264,8 @@ def build_document() -> dict[str, Any]:
     for route in routes.ROUTES:
         module = importlib.import_module(route.handler)
         endpoint = module.endpoint
-        body_model, query_model = resolved(endpoint.body_model), resolved(endpoint.query_model)
+        body_model = None if endpoint.body_model is None else request_model(endpoint.body_model.__name__)
+        query_model = None if endpoint.query_model is None else request_model(endpoint.query_model.__name__)
 
         def operation(**_: Any) -> None:
             return None
@@ -278,7 +276,7 @@ def build_document() -> dict[str, Any]:
         responses = {status: success}
         for problem_status, codes in _problem_codes(route, body_model).items():
             responses[problem_status] = _problem_response(problem_status, codes, route)
-        summary, description = _summary(route, module)
+        summary, description = _summary(module)
         docs.route(
             route.path.replace("{", "<").replace("}", ">"),
             method=route.method,

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import routes
-from ddbguard_api.cors import allowed_origins
+from ddbguard_api.http.cors import allowed_origins
 from local.code_watcher import CodeWatcher, affected_handlers
 from local.data_folder_lock import DataFolderClaim, DataFolderInUse, claim_data_folder
 from local.debugging import UnknownFunction, attach_lines

@@ -20,7 +20,7 @@ def configure(endpoint: str, table: str) -> None:
             # Locally the handlers wrap themselves in Powertools Tracer (disabled above), so every test run goes
             # through the heaviest provider's code; the stack deploys its own choice (infra/function_runtime.py).
             "DDBGUARD_TRACING": os.environ.get("DDBGUARD_TRACING", "xray-sdk"),
-            # INFO, as deployed: one line per request (ddbguard_api.endpoint); DEBUG adds each DynamoDB call.
+            # INFO, as deployed: one line per request (ddbguard_api.http.endpoint); DEBUG adds each DynamoDB call.
             "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "INFO"),
             # DynamoDB Local on a shared machine can take seconds to answer under load; the deployed 5 s read timeout
             # would turn that into 503 busy (ddbguard.store.client).

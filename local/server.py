@@ -1,6 +1,6 @@
 """The local API: each HTTP request becomes an API Gateway REST proxy event for its route's handler.
 
-Routes come from functions/routes.py, the same table the CDK API is built from. The front end only
+Routes come from functions/routes/, the same table the CDK API is built from. The front end only
 routes, authorizes and builds events: a thread per connection (64+ concurrent clients), and each function
 runs in execution environments of its own, OS processes started on first use (`local.environments`), so
 the handlers run as deployed. A handler that raises, or whose process dies, answers 502 and the server goes on.
@@ -20,8 +20,8 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import routes
-from ddbguard_api import cors
-from ddbguard_api.problems import PROBLEM_JSON, problem_document
+from ddbguard_api.http import cors
+from ddbguard_api.http.problems import PROBLEM_JSON, problem_document
 from local import docs_ui
 from local.apigw_events import build_event, match_path
 from local.authorizer import JWKS_PATH, authorize, serve_jwks
@@ -242,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         """One readable line for a request API Gateway answers itself (401, 404, 405, the docs); a function's
-        request has its own line, from the function (ddbguard_api.request_log)."""
+        request has its own line, from the function (ddbguard_api.http.request_log)."""
         if getattr(_answered, "by_function", False):
             return
         # The route template, never the request target: a query string may carry a token or an address.

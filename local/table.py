@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ddbguard.store.schema import KEY_ATTRIBUTES, TTL_ATTRIBUTE, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
+from ddbguard.store.attribute_names import EXPIRATION, KEY_ATTRIBUTES, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Keys of new and changed items (as the stack's stream): the settlement reads new ledger entries by key.
 STREAM = {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
@@ -53,5 +53,5 @@ def ensure_table(client: Any, table_name: str) -> None:
     )
     client.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100})
     client.update_time_to_live(
-        TableName=table_name, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
+        TableName=table_name, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRATION}
     )

@@ -23,20 +23,18 @@ import routes
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.versioning import TOMBSTONE
-from ddbguard.store import keys, schema
+from ddbguard.store import attribute_names, keys
 from ddbguard.store.client import client, table_name
-from local import demo, walkthrough_steps
+from local import demo, route_stories
 
 # The walk-through's events about `ada`, each under its sample Idempotency-Key (their steps mark them).
-ADA_EVENTS = tuple(
-    r.operation
-    for r in routes.ROUTES
-    if walkthrough_steps.step_of(r).reset_on_rerun and (r.entity is None or not r.entity.fields)
-)
+ADA_EVENTS = tuple(story.operation for story in route_stories.STORIES if story.reset_on_rerun)
 
 
 def _marker_key(operation: str) -> dict[str, Any]:
-    identity = RequestIdentity(demo.OWNER, routes.by_operation(operation).key, demo.sample_key(operation), "")
+    identity = RequestIdentity(
+        caller=demo.OWNER, route=routes.by_operation(operation).key, key=demo.sample_key(operation), fingerprint=""
+    )
     return dict(keys.request_marker_key(identity.digest))
 
 
@@ -62,25 +60,21 @@ def _ada_items(ddb: Any, table: str) -> list[dict[str, Any]]:
 
 def _gone(item: dict[str, Any] | None) -> bool:
     """Absent, or only its tombstone left."""
-    return item is None or item.get(schema.KIND, {}).get("S") == TOMBSTONE
+    return item is None or item.get(attribute_names.KIND, {}).get("S") == TOMBSTONE
 
 
 def _finished_demo_items(ddb: Any, table: str) -> list[dict[str, Any]]:
     """The markers of the marked events of every generic resource whose demo item the last pass deleted, and the
     tombstone it left."""
     doomed: list[dict[str, Any]] = []
-    for create in routes.ROUTES:
-        entity = create.entity
-        sample_body = walkthrough_steps.sample_body(create)
-        if entity is None or not entity.fields or create.method != "POST" or not sample_body:
+    listed = {story.operation for story in route_stories.STORIES}  # the product's own stories: `ada` is reset below
+    for entity in {route.entity for route in routes.ROUTES if route.generic and route.operation not in listed}:
+        if entity is None:
             continue
-        demo_id = sample_body.get(entity.id_field)
-        if demo_id is None:
-            continue
-        demo_key = _attribute_key(dict(entity.key(demo_id, demo.OWNER)))
+        demo_key = _attribute_key(dict(entity.key(route_stories.demo_id(entity), demo.OWNER)))
         if not _gone(ddb.get_item(TableName=table, Key=demo_key).get("Item")):
             continue
-        marked = [r for r in routes.ROUTES if r.entity is entity and walkthrough_steps.step_of(r).reset_on_rerun]
+        marked = [r for r in routes.ROUTES if r.entity is entity and route_stories.story_of(r).reset_on_rerun]
         doomed += [_attribute_key(_marker_key(route.operation)) for route in marked if route.method != "GET"]
         doomed.append(demo_key)
     return doomed
@@ -105,13 +99,13 @@ def reset_finished_walkthrough() -> int:
 def walkthrough_blockers(api_url: str) -> list[str]:
     """For each of `ada`'s unique values locked by another account: what holds it and how to free it."""
     ddb, table = client(), table_name()
-    body = walkthrough_steps.sample_body(routes.by_operation("create_account")) or {}
+    body = route_stories.sample_body(routes.by_operation("create_account")) or {}
     blockers = []
     for unique in ACCOUNT.unique:
         value = body[unique.field]
         lock_key = _attribute_key(dict(keys.lock_key(unique.lock_kind, unique.kind.form(value))))
         lock = ddb.get_item(TableName=table, Key=lock_key, ConsistentRead=True).get("Item")
-        holder = lock[schema.LOCK_OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
+        holder = lock[attribute_names.OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
         if holder == keys.account_partition(demo.ADA_ACCOUNT):
             continue
         account_id = holder.removeprefix(keys.ACCOUNT_PREFIX)
@@ -122,7 +116,7 @@ def walkthrough_blockers(api_url: str) -> list[str]:
                 "exists: run `make audit-locks REPAIR=1` to free it"
             )
             continue
-        owner, version = account[schema.OWNER_SUB]["S"], account[schema.VERSION]["N"]
+        owner, version = account[attribute_names.OWNER_SUB]["S"], account[attribute_names.VERSION]["N"]
         blockers.append(
             f"the walk-through's {unique.field} {value!r} is taken by account {account_id} (owner {owner}), "
             "so its create_account step will answer 409. Free the name by deleting that account (empty its ledger "

@@ -82,7 +82,8 @@ MERMAID_LABEL = re.compile(r'\["([^"]*)"\]')
 LAYER_FOLDER = "functions/layer/python"
 MODULE_LISTS = {
     "docs/architecture.md": (
-        f"{LAYER_FOLDER}/ddbguard_api",
+        f"{LAYER_FOLDER}/ddbguard_api/http",
+        f"{LAYER_FOLDER}/ddbguard_api/models",
         f"{LAYER_FOLDER}/ddbguard/domain",
         f"{LAYER_FOLDER}/ddbguard/guards",
         f"{LAYER_FOLDER}/ddbguard/store",
@@ -255,7 +256,7 @@ def _make_targets(makefile: Path) -> set[str]:
 
 
 def markdown_passages(root: Path) -> Iterator[Passage]:
-    for file in [root / "README.md", *sorted((root / "docs").glob("*.md")), root / "tests" / "README.md"]:
+    for file in [root / "README.md", *sorted((root / "docs").rglob("*.md")), root / "tests" / "README.md"]:
         if file.exists():
             yield Passage(file, 1, file.read_text(encoding="utf-8"))
 
@@ -461,7 +462,7 @@ MEASURED_FIGURE = re.compile(r"\b\d+\.\d{2}x\b|\b\d+ of \d+ (?:handlers|function
 
 def measured_figure_findings(root: Path) -> Iterator[Finding]:
     """Bench-measured figures quoted in docs/*.md (bench/results.md holds them; see the module's docstring)."""
-    for file in sorted((root / "docs").glob("*.md")):
+    for file in sorted((root / "docs").rglob("*.md")):
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             for match in MEASURED_FIGURE.finditer(line):
                 yield Finding(

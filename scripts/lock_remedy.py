@@ -56,7 +56,7 @@ def remedy(account_id: str, field: str, new_value: str) -> dict[str, object]:
     from ddbguard.domain.entities.accounts import ACCOUNT
     from ddbguard.guards import entity_operations
     from ddbguard.store import reads
-    from ddbguard.store.schema import OWNER_SUB, VERSION
+    from ddbguard.store.attribute_names import OWNER_SUB, VERSION
 
     fields = [unique.field for unique in ACCOUNT.unique]
     if field not in fields:

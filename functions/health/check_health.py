@@ -1,8 +1,8 @@
 """GET /health: the service answers, and says which release it is (no authorizer, touches nothing)."""
 
 from ddbguard.release import VERSION
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, ok
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, ok
 from routes import by_handler
 
 endpoint = Endpoint(by_handler(__name__))

@@ -1,8 +1,8 @@
 """POST /accounts/{accountId}/ledger/holds/{holdId}/capture: held money leaves the account, once (200)."""
 
 from ddbguard.domain import holds
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, ok
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, ok
 from routes import by_handler
 
 endpoint = Endpoint(by_handler(__name__))

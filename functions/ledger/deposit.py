@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ddbguard.domain import ledger
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, created
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, created
+from ddbguard_api.models.request_bodies import Amount
 from routes import by_handler
-
-if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
-    from ddbguard_api.models import Amount
 
 endpoint = Endpoint(by_handler(__name__))
 

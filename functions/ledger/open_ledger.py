@@ -1,8 +1,8 @@
 """POST /accounts/{accountId}/ledger: open the account's ledger (201 balance)."""
 
 from ddbguard.domain import ledger
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, created
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, created
 from routes import by_handler
 
 endpoint = Endpoint(by_handler(__name__))

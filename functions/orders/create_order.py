@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ddbguard.domain import orders
-from ddbguard.domain.views import OrderLine
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, created
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, created
+from ddbguard_api.models.request_bodies import CreateOrder
 from routes import by_handler
-
-if TYPE_CHECKING:  # the route names its model; the class is imported at the first request
-    from ddbguard_api.models import CreateOrder
 
 endpoint = Endpoint(by_handler(__name__))
 
@@ -22,7 +17,10 @@ def create_order(request: Request[CreateOrder, None]) -> Reply:
     order = orders.create_order(
         request.caller.sub,
         body.accountId,
-        [OrderLine(sku=line.sku, quantity=line.quantity, unitPriceCents=line.unitPriceCents) for line in body.items],
+        [
+            orders.OrderLine(sku=line.sku, quantity=line.quantity, unitPriceCents=line.unitPriceCents)
+            for line in body.items
+        ],
         order_id=body.orderId,
         identity=request.identity,
     )

@@ -1,8 +1,8 @@
 """POST /orders/{orderId}/pay (Idempotency-Key required): PENDING -> PAID, ledger debit and entry, atomically."""
 
 from ddbguard.domain import orders
-from ddbguard_api.endpoint import Endpoint, Request
-from ddbguard_api.replies import Reply, ok
+from ddbguard_api.http.endpoint import Endpoint, Request
+from ddbguard_api.http.replies import Reply, ok
 from routes import by_handler
 
 endpoint = Endpoint(by_handler(__name__))

@@ -58,9 +58,9 @@ def test_quickstart_through_the_generated_client(client_package, local_server):
     from ddbguard_client.api.accounts import create_account
     from ddbguard_client.api.ledger import deposit, get_statement, open_ledger, withdraw
     from ddbguard_client.api.orders import create_order, pay_order, update_order_status
-    from ddbguard_client.models import Amount, CreateAccount, CreateOrder, OrderItem, UpdateOrderStatus
+    from ddbguard_client.models import Amount, CreateAccount, CreateOrder, OrderLine, UpdateOrder
     from ddbguard_client.models import Problem as ProblemModel
-    from ddbguard_client.models.update_order_status_status import UpdateOrderStatusStatus
+    from ddbguard_client.models.update_order_status import UpdateOrderStatus
 
     suffix = uuid.uuid4().hex[:8]
     client = AuthenticatedClient(base_url=local_server, token=make_token(f"client-{suffix}"))
@@ -94,7 +94,7 @@ def test_quickstart_through_the_generated_client(client_package, local_server):
     order = create_order.sync_detailed(
         client=client,
         body=CreateOrder(
-            account_id=account.account_id, items=[OrderItem(sku="BOOK-1843", quantity=2, unit_price_cents=999)]
+            account_id=account.account_id, items=[OrderLine(sku="BOOK-1843", quantity=2, unit_price_cents=999)]
         ),
     )
     assert (order.status_code, order.parsed.status, order.parsed.total_cents) == (201, "PENDING", 1998)
@@ -102,7 +102,7 @@ def test_quickstart_through_the_generated_client(client_package, local_server):
 
     # PAID only by paying: a PATCH is refused.
     patched = update_order_status.sync_detailed(
-        order_id, client=client, body=UpdateOrderStatus(status=UpdateOrderStatusStatus.PAID), if_match='"0"'
+        order_id, client=client, body=UpdateOrder(status=UpdateOrderStatus.PAID), if_match='"0"'
     )
     assert (patched.status_code, patched.parsed.code) == (409, "invalid_transition")
 

@@ -40,7 +40,7 @@ def _open(url: str, method: str, headers: dict, body: bytes | None = None):
 
 def _check_cors(base: str) -> None:
     """With CORS_ALLOWED_ORIGINS set, the local server answers preflight as API Gateway's mock does, and
-    the handlers (ddbguard_api.cors) add the Access-Control-* headers, exposing ETag and Location."""
+    the handlers (ddbguard_api.http.cors) add the Access-Control-* headers, exposing ETag and Location."""
     status, headers = _open(
         f"{base}/accounts",
         "OPTIONS",

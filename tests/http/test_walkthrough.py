@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import routes
-from local import demo, walkthrough_steps
+from local import demo, route_stories
 from local.paths import ROOT
 from local.walkthrough_reset import ADA_EVENTS
 from tests.http.running_service import tool_env
@@ -62,8 +62,8 @@ def test_the_readme_documents_every_route_once_in_the_demo_order():
     order = documented_order()
     assert sorted(order) == sorted(route.operation for route in routes.ROUTES)
     assert len(order) == len(routes.ROUTES)
-    assert order == list(walkthrough_steps.WALKTHROUGH)
-    assert order == [r.operation for r in sorted(routes.ROUTES, key=lambda r: walkthrough_steps.step_of(r).step)]
+    assert order == list(route_stories.stories())
+    assert order == [r.operation for r in sorted(routes.ROUTES, key=lambda r: route_stories.story_of(r).step)]
 
 
 def test_every_sample_event_answers_2xx_in_the_documented_order(demo_service):

@@ -114,14 +114,6 @@ class Usage:
             "parameters": 1 - self.parameters / MAX_PARAMETERS,
         }
 
-    def within_limits(self) -> bool:
-        return (
-            self.resources < MAX_RESOURCES
-            and self.template_bytes < MAX_TEMPLATE_BYTES
-            and self.outputs < MAX_OUTPUTS
-            and self.parameters < MAX_PARAMETERS
-        )
-
 
 def usages(stack: Any, assembly: Path) -> list[Usage]:
     """Every stack of a synthesized app (its cloud assembly in `assembly`), parent first."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aws_cdk.assertions import Match, Template
 
-from ddbguard_api.problems import problem_document
+from ddbguard_api.http.problems import problem_document
 from routes import ROUTES
 
 if TYPE_CHECKING:

@@ -84,7 +84,7 @@ def test_wrong_method_allow_header_includes_options_when_cors_is_on(cors_templat
 
 def test_header_lists_equal_the_runtime_ones() -> None:
     import local  # noqa: F401 - the layer on sys.path
-    from ddbguard_api import cors
+    from ddbguard_api.http import cors
 
     assert infra_api.CORS_ALLOWED_HEADERS == cors.ALLOWED_HEADERS
     assert infra_api.CORS_EXPOSED_HEADERS == cors.EXPOSED_HEADERS

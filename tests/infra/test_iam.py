@@ -7,11 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-import job_access
 import routes
-import table_patterns
 from infra import constants
-from routes import ROUTES
+from routes import ROUTES, job_access, table_patterns
 
 if TYPE_CHECKING:
     from conftest import Synth

@@ -51,10 +51,11 @@ imported = {}
 for name in modules:
     module = importlib.import_module(name)
     imported[name] = callable(getattr(module, "handler", None))
-# What a first request with a body imports (ddbguard_api.lazy_models): pydantic-core on the precompiled schema, and
-# pydantic with the models for one only pydantic validates (and for OpenAPI).
-importlib.import_module("ddbguard_api.lazy_models").lazy_model("Amount").model_validate({"amountCents": 1})
-importlib.import_module("ddbguard_api.models")
+# What a first request with a body imports (ddbguard_api.models.body_validation): pydantic-core on the compiled
+# schema; and pydantic with the models (what describes the API: OpenAPI).
+amount = importlib.import_module("ddbguard_api.models.request_bodies").Amount
+importlib.import_module("ddbguard_api.models.body_validation").validate(amount, {"amountCents": 1})
+importlib.import_module("ddbguard_api.models.request_models")
 # A non-ASCII address reads the look-alike data file and idna: both must ship in the assets.
 normalize = importlib.import_module("ddbguard.domain.normalize")
 lock_value = importlib.import_module("ddbguard.store.confusables").lock_value

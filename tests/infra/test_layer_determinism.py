@@ -98,7 +98,7 @@ def test_two_checkouts_build_the_same_function_code_asset(tmp_path: Path) -> Non
     assert first.name == second.name
     assert FileSystem.fingerprint(str(first)) == FileSystem.fingerprint(str(second))
     shipped = set(staged_assets.source_files(constants.FUNCTIONS_DIR, constants.CODE_EXCLUDES))
-    assert Path("routes.py") in shipped and not any(path.parts[0] == "layer" for path in shipped)
+    assert Path("routes/__init__.py") in shipped and not any(path.parts[0] == "layer" for path in shipped)
     compiled = {layer_bytecode.bytecode_path(path) for path in shipped if path.suffix == ".py"}
     assert {path.relative_to(first) for path in first.rglob("*") if path.is_file()} == shipped | compiled
     _assert_compiled_for_lambda(first, forbidden=str(tmp_path), deployed_root=layer_bytecode.FUNCTION_CODE_ROOT)

@@ -23,7 +23,7 @@ DEPLOYMENT = "AWS::ApiGateway::Deployment"
 
 
 def _routes(tag: str, count: int) -> list[Route]:
-    return [Route("GET", f"/{tag}/r{index}", f"{tag}.get_{tag}_{index}") for index in range(count)]
+    return [Route(method="GET", path=f"/{tag}/r{index}", handler=f"{tag}.get_{tag}_{index}") for index in range(count)]
 
 
 def test_groups_are_tags_in_route_table_order_split_at_the_limit() -> None:
@@ -92,4 +92,4 @@ def test_a_changed_method_in_a_group_changes_the_stage_deployment() -> None:
     health, authenticated, changed = ROUTES[0], ROUTES[1], ROUTES[2]  # one route keeps the authorizer in use
     assert authenticated.auth and changed.auth
     before = deployment_id([health, authenticated, changed])
-    assert before != deployment_id([health, authenticated, changed._replace(auth=False)])
+    assert before != deployment_id([health, authenticated, changed.replaced(auth=False)])

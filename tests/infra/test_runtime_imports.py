@@ -15,37 +15,36 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-# The route table and the modules beside it that infra reads (route_facts, table_patterns, generic_routes for the
-# table's own declarations, job_access), the entity declarations the table names and what they import, and the
-# problem renderer API Gateway's own error bodies share with the handlers.
+# The route table package and the modules in it that infra reads (table_patterns, generic for the table's own
+# declarations, job_access), `Route` (ddbguard_api.http.route, a `Record`), the entity declarations the table names
+# and what they import, and the problem renderer API Gateway's own error bodies share with the handlers.
 PINNED = {
     "routes",
-    "route_facts",
-    "generic_routes",
-    "table_patterns",
-    "job_access",
+    "routes.generic",
+    "routes.table_patterns",
+    "routes.job_access",
     "ddbguard",
     "ddbguard.errors",
     "ddbguard.limits",
+    "ddbguard.records",
     "ddbguard.domain",
     "ddbguard.domain.entities",
     "ddbguard.domain.entities.accounts",
     "ddbguard.domain.entities.orders",
     "ddbguard.domain.normalize",
-    "ddbguard.domain.projections",
-    "ddbguard.domain.views",  # TypedDicts the projections return: no code runs
     "ddbguard.guards",
     "ddbguard.guards.entity",
     "ddbguard.guards.fields",
     "ddbguard.store",
     "ddbguard.store.confusables",
-    "ddbguard.store.items",  # TypedDicts the views are built from
     "ddbguard.store.keys",
-    "ddbguard.store.schema",
+    "ddbguard.store.attribute_names",
     "ddbguard.store.shapes",
     "ddbguard_api",
-    "ddbguard_api.problems",
-    "ddbguard_api.replies",
+    "ddbguard_api.http",
+    "ddbguard_api.http.route",
+    "ddbguard_api.http.problems",
+    "ddbguard_api.http.replies",
 }
 # Libraries only a Lambda function needs: synthesis loads none of them.
 FUNCTION_LIBRARIES = ("boto3", "botocore", "pydantic", "aws_lambda_powertools")

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-import job_access
-import table_patterns
 from infra import constants
 from infra import settlement as settlement_infra
+from routes import job_access, table_patterns
 
 if TYPE_CHECKING:
     from conftest import Synth

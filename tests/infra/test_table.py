@@ -21,8 +21,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _layer_schema() -> ModuleType:
-    """The layer's schema module, loaded from its path: infra must not import the runtime code."""
-    path = REPO_ROOT / "functions" / "layer" / "python" / "ddbguard" / "store" / "schema.py"
+    """The layer's attribute names, loaded from their path: infra must not import the runtime code."""
+    path = REPO_ROOT / "functions" / "layer" / "python" / "ddbguard" / "store" / "attribute_names.py"
     spec = importlib.util.spec_from_file_location("ddbguard_layer_schema", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -32,9 +32,9 @@ def _layer_schema() -> ModuleType:
 
 def test_infra_key_constants_equal_the_layer_schema() -> None:
     schema = _layer_schema()
-    assert constants.PARTITION_KEY == schema.PARTITION_KEY == "PK"
-    assert constants.SORT_KEY == schema.SORT_KEY == "SK"
-    assert constants.TTL_ATTRIBUTE == schema.TTL_ATTRIBUTE == "expiration"
+    assert constants.PK == schema.PK == "PK"
+    assert constants.SK == schema.SK == "SK"
+    assert constants.EXPIRATION == schema.EXPIRATION == "expiration"
     assert (constants.UNSETTLED_INDEX, constants.UNSETTLED_SHARD, constants.UNSETTLED_SINCE) == (
         schema.UNSETTLED_INDEX,
         schema.UNSETTLED_SHARD,

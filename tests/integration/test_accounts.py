@@ -206,12 +206,14 @@ def test_idempotent_create_replays_the_first_answer(api, raw_client, uid):
 def test_create_replay_without_idempotency_record_finds_its_own_account(dynamodb_local, raw_client, uid):
     # The write itself is idempotent: the account id derives from the key, and the stored
     # account records the request that created it.
-    identity = RequestIdentity("alice", "POST /accounts", f"lost-{uid}", f"fingerprint-{uid}")
+    identity = RequestIdentity(
+        caller="alice", route="POST /accounts", key=f"lost-{uid}", fingerprint=f"fingerprint-{uid}"
+    )
     first = accounts.create_account("alice", email=f"lost@{uid}.io", username=f"lost_{uid}", identity=identity)
     again = accounts.create_account("alice", email=f"lost@{uid}.io", username=f"lost_{uid}", identity=identity)
     assert again == first
     assert lock_owner(raw_client, "EMAIL", f"lost@{uid}.io") == f"ACCT#{first['accountId']}"
-    reused = RequestIdentity("alice", "POST /accounts", f"lost-{uid}", f"other-{uid}")
+    reused = RequestIdentity(caller="alice", route="POST /accounts", key=f"lost-{uid}", fingerprint=f"other-{uid}")
     with pytest.raises(IdempotencyKeyReused):
         accounts.create_account("alice", email=f"other@{uid}.io", username=f"other_{uid}", identity=reused)
 

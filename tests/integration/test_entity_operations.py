@@ -20,7 +20,8 @@ from ddbguard.domain import lock_audit
 from ddbguard.domain.normalize import CODE
 from ddbguard.errors import DomainError, InvalidInput, NotFound, UniqueViolation, VersionConflict
 from ddbguard.guards import entity_operations as operations
-from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity, Unique
+from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity
+from ddbguard.guards.fields import text, unique
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys
 from tests.integration.test_money import _entries
@@ -31,9 +32,8 @@ from tests.support.table_reads import raw_item
 # GADGET#<owner tag>#<gadgetId> / GADGET, 404 gadget_not_found: the kind's defaults.
 GADGET = Entity(
     "gadget",
-    ("gadgetId", "sku", "name", "version", "createdAt", "updatedAt"),
     ids=OWNER_SCOPED_IDS,
-    unique=(Unique("sku", CODE, lock="GADGET_SKU"),),
+    fields={"sku": unique(CODE, "g-1", lock="GADGET_SKU"), "name": text("A gadget", required=False)},
 )
 RACERS = 20
 
@@ -85,7 +85,7 @@ def test_create_get_update_delete_through_the_generic_operations(table, raw_clie
     with pytest.raises(VersionConflict) as stale:  # 412 with the item as it is now
         operations.update(GADGET, gadget_id, "alice", 0, {"sku": "widget-2"})
     assert stale.value.current == renamed
-    key = RequestIdentity("alice", "PATCH /gadgets/{gadgetId}", f"k-{uid}", fingerprint="fp")
+    key = RequestIdentity(caller="alice", route="PATCH /gadgets/{gadgetId}", key=f"k-{uid}", fingerprint="fp")
     moved = operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key)
     assert operations.update(GADGET, gadget_id, "alice", 1, {"sku": "Widget-2"}, identity=key) == moved  # a replay
     assert (moved["sku"], moved["version"]) == ("widget-2", 2)

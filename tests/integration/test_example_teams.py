@@ -24,11 +24,11 @@ from pydantic import ValidationError
 import routes
 from ddbguard.domain import lock_audit
 from ddbguard.errors import InvalidInput
-from ddbguard_api import models
 from examples.teams.routes import TEAM_ROUTES
 from examples.teams.team import TEAM
 from local import audit_locks as audit_command
-from local import schemathesis_config, walkthrough_reset, walkthrough_steps
+from local import route_stories, schemathesis_config, walkthrough_reset
+from local.api_models import request_model
 from local.events import sample_event
 from local.in_process import InProcessEnvironments, new_environment
 from local.invocation import running
@@ -36,6 +36,7 @@ from local.lambda_context import LambdaContext
 from local.openapi import build_document
 from local.server import LocalApiServer
 from local.tokens import make_token
+from tests.support.declared_beside import declared_beside
 from tests.support.private_table import private_table
 from tests.support.table_access import SESSION_LOG, ungranted_calls
 from tests.unit import test_route_facts
@@ -47,16 +48,12 @@ TEAM_FUNCTIONS = {route.operation for route in TEAM_ROUTES}
 
 @pytest.fixture(scope="module", autouse=True)
 def beside_the_product() -> Iterator[tuple[routes.Route, ...]]:
-    """The product's routes and the team's, as if the team were declared in functions/routes.py."""
-    patch = pytest.MonkeyPatch()
-    patch.setattr(routes, "ROUTES", (*routes.ROUTES, *TEAM_ROUTES))
-    patch.setattr(routes, "ENTITIES", (*routes.ENTITIES, TEAM))
-    patch.setattr(walkthrough_steps, "WALKTHROUGH", walkthrough_steps.walkthrough())
-    yield routes.ROUTES
-    # The session's least-privilege check judges the product's functions; the team's are judged here.
-    for function in TEAM_FUNCTIONS:
-        SESSION_LOG.observed.pop(function, None)
-    patch.undo()
+    """The product's routes and the team's, as if the team were declared in functions/routes/ and regenerated."""
+    with declared_beside(TEAM_ROUTES, (TEAM,)):
+        yield routes.ROUTES
+        # The session's least-privilege check judges the product's functions; the team's are judged here.
+        for function in TEAM_FUNCTIONS:
+            SESSION_LOG.observed.pop(function, None)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +76,7 @@ def invoke(route: routes.Route, event: dict[str, Any]) -> dict[str, Any]:
 
 def test_the_route_facts_hold_for_the_team_routes_too() -> None:
     test_route_facts.test_every_route_states_its_facts()
-    create, get, change, delete = (by_method(m) for m in ("POST", "GET", "PATCH", "DELETE"))
+    create, get, update, delete = (by_method(m) for m in ("POST", "GET", "PATCH", "DELETE"))
     assert [r.key for r in TEAM_ROUTES] == ["POST /teams", "GET /teams/{teamId}", "PATCH /teams/{teamId}",
                                             "DELETE /teams/{teamId}"]  # fmt: skip
     assert (create.status, create.location, create.body, create.response) == (
@@ -89,7 +86,7 @@ def test_the_route_facts_hold_for_the_team_routes_too() -> None:
         "Team",
     )
     assert create.problems[409] == ("unique_violation", "already_exists")
-    assert change.problems[409] == ("unique_violation",) and change.body == "ChangeTeam" and change.if_match
+    assert update.problems[409] == ("unique_violation",) and update.body == "UpdateTeam" and update.if_match
     assert (delete.status, delete.response, delete.if_match) == (204, None, True)
     assert get.not_found_code("teamId") == "team_not_found"
     assert create.table_access == {"PutItem": ("TEAM#*", "UNIQ#SLUG#*", "REQ#*")}
@@ -104,23 +101,23 @@ def test_openapi_lists_each_methods_refusals_and_the_declared_constraints(docume
         "unique_violation"
         in create["responses"]["409"]["content"]["application/problem+json"]["schema"]["properties"]["code"]["enum"]
     )
-    change = document["paths"]["/teams/{teamId}"]["patch"]
-    assert {"409", "412", "422", "428"} <= set(change["responses"])
+    update = document["paths"]["/teams/{teamId}"]["patch"]
+    assert {"409", "412", "422", "428"} <= set(update["responses"])
     schemas = document["components"]["schemas"]
     slug = schemas["CreateTeam"]["properties"]["slug"]
     assert (slug["pattern"], slug["minLength"], slug["maxLength"]) == ("^[A-Za-z0-9-]{3,40}$", 3, 40)
     seats = schemas["CreateTeam"]["properties"]["seats"]
     assert (seats["minimum"], seats["maximum"]) == (1, 500)
     assert set(schemas["CreateTeam"]["required"]) == {"slug", "name", "seats"}
-    assert "required" not in schemas["ChangeTeam"] and len(schemas["ChangeTeam"]["anyOf"]) == 3
+    assert "required" not in schemas["UpdateTeam"] and len(schemas["UpdateTeam"]["anyOf"]) == 3
     assert set(schemas["Team"]["required"]) == set(TEAM.public)
-    for name in ("CreateTeam", "ChangeTeam"):  # every example is admitted by the document and the service
+    for name in ("CreateTeam", "UpdateTeam"):  # every example is admitted by the document and the service
         for example in schemas[name]["examples"]:
             validator = jsonschema.Draft202012Validator({**schemas[name], "components": document["components"]})
             assert validator.is_valid(example), (name, example)
-            getattr(models, name).model_validate(example)
+            request_model(name).model_validate(example)
     assert not jsonschema.Draft202012Validator(
-        {**schemas["ChangeTeam"], "components": document["components"]}
+        {**schemas["UpdateTeam"], "components": document["components"]}
     ).is_valid({})
 
 
@@ -149,7 +146,7 @@ def test_the_slugs_rule_refuses_what_it_does_not_admit(refused: str) -> None:
 
 def _service_accepts_slug(value: str) -> bool:
     try:
-        models.CreateTeam.model_validate({"slug": value, "name": "n", "seats": 1})
+        request_model("CreateTeam").model_validate({"slug": value, "name": "n", "seats": 1})
         TEAM.normalised({"slug": value})
     except (ValidationError, InvalidInput):
         return False
@@ -160,7 +157,7 @@ def _service_accepts_slug(value: str) -> bool:
 
 
 def test_the_sample_events_run_in_walkthrough_order_twice(dynamodb_local) -> None:
-    ordered = sorted(TEAM_ROUTES, key=lambda r: walkthrough_steps.step_of(r).step)
+    ordered = sorted(TEAM_ROUTES, key=lambda r: route_stories.story_of(r).step)
     walkthrough_reset.reset_finished_walkthrough()  # a rerun of this module in one session starts clean
     for attempt in ("first pass", "second pass"):
         answers = [invoke(route, sample_event(route))["statusCode"] for route in ordered]

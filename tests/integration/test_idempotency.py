@@ -34,7 +34,7 @@ def _withdraw(api, account_id, amount, key, sub="alice"):
 
 def _marker_key(operation: str, key: str, caller: str = "alice") -> dict:
     """The request marker's key: the write's own idempotency record (caller + route + key)."""
-    identity = RequestIdentity(caller, routes.by_operation(operation).key, key, fingerprint="")
+    identity = RequestIdentity(caller=caller, route=routes.by_operation(operation).key, key=key, fingerprint="")
     return dict(keys.request_marker_key(identity.digest))
 
 

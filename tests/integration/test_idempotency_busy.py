@@ -16,7 +16,7 @@ from botocore.awsrequest import AWSResponse, HTTPHeaders
 
 import routes
 from ddbguard.store import transient
-from local.walkthrough_steps import sample_body
+from local.route_stories import sample_body
 
 IDEMPOTENT_ROUTES = [route for route in routes.ROUTES if route.idempotency != "none"]
 THROTTLED = {

@@ -75,13 +75,13 @@ def test_open_ledger_twice_is_409_already_exists(api, raw_client, uid):
 def test_open_ledger_retry_after_a_lost_idempotency_record_answers_the_first_balance(raw_client, uid):
     sub = f"owner-{uid}"
     account_id = seed_account(raw_client, sub)
-    identity = RequestIdentity(sub, "POST /accounts/{accountId}/ledger", new_key(), "fp")
+    identity = RequestIdentity(caller=sub, route="POST /accounts/{accountId}/ledger", key=new_key(), fingerprint="fp")
 
     first = ledger_domain.open_ledger(account_id, sub, identity)
     again = ledger_domain.open_ledger(account_id, sub, identity)
 
     assert again == first
-    other = RequestIdentity(sub, identity.route, new_key(), "fp")
+    other = RequestIdentity(caller=sub, route=identity.route, key=new_key(), fingerprint="fp")
     with pytest.raises(AlreadyExists):
         ledger_domain.open_ledger(account_id, sub, other)
 

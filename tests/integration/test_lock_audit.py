@@ -147,7 +147,12 @@ def test_a_repair_never_deletes_a_lock_that_became_valid(audit_table, raw_client
     # holds the value, so the conditional repair refuses and the lock stays.
     account = accounts.create_account("alice", email=f"raced@{uid}.io", username=f"raced_{uid}")
     stale = Finding(
-        ORPHAN_LOCK, f"UNIQ#EMAIL#raced@{uid}.io", account["accountId"], "email", f"raced@{uid}.io", "owner missing"
+        problem=ORPHAN_LOCK,
+        lock=f"UNIQ#EMAIL#raced@{uid}.io",
+        owner_id=account["accountId"],
+        field="email",
+        value=f"raced@{uid}.io",
+        detail="owner missing",
     )
     assert lock_audit._repair(stale) is False
     assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"raced@{uid}.io") == f"ACCT#{account['accountId']}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bench.capacity import WriteUnits
 from bench.counter import Tally, counting
-from ddbguard.store.schema import UNSETTLED_SHARD
+from ddbguard.store.attribute_names import UNSETTLED_SHARD
 from infra import cost_model
 from tests.integration.test_unsettled_index import balance_item, open_ledger
 from tests.support import settlement

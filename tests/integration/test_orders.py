@@ -166,14 +166,14 @@ def test_create_replay_without_the_idempotency_record_answers_from_the_stored_or
     """The Powertools record lost: the deterministic order id and createdByRequest recognise the retry."""
     account_id = f"acct-{uid}"
     seed_account(raw_client, "alice", account_id)
-    identity = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-1")
+    identity = RequestIdentity(caller="alice", route="POST /orders", key=f"k-{uid}", fingerprint="fingerprint-1")
 
     first = orders.create_order("alice", account_id, LINES, identity=identity)
     second = orders.create_order("alice", account_id, LINES, identity=identity)
 
     assert second == first
     assert first["orderId"] == identity.derived_id("order")
-    reused = RequestIdentity("alice", "POST /orders", f"k-{uid}", "fingerprint-2")
+    reused = RequestIdentity(caller="alice", route="POST /orders", key=f"k-{uid}", fingerprint="fingerprint-2")
     with pytest.raises(IdempotencyKeyReused):
         orders.create_order("alice", account_id, LINES[:1], identity=reused)
 
@@ -251,7 +251,9 @@ def test_pay_debits_the_ledger_writes_one_entry_and_marks_the_order_paid(api, ra
 def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once(api, raw_client, uid):
     order = new_order(api, raw_client, uid)
     seed_balance(raw_client, order["accountId"], "alice", 10_000)
-    identity = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-1")
+    identity = RequestIdentity(
+        caller="alice", route="POST /orders/{orderId}/pay", key=f"pay-{uid}", fingerprint="fingerprint-1"
+    )
 
     first = orders.pay_order(order["orderId"], "alice", identity)
     second = orders.pay_order(order["orderId"], "alice", identity)
@@ -260,7 +262,9 @@ def test_pay_replay_without_the_idempotency_record_returns_the_first_result_once
     assert first["status"] == "PAID"
     assert len(ledger_entries(raw_client, order["accountId"])) == 1
     assert raw_item(raw_client, keys.balance_key(order["accountId"]))["availableCents"] == 10_000 - LINES_TOTAL
-    other = RequestIdentity("alice", "POST /orders/{orderId}/pay", f"pay-{uid}", "fingerprint-2")
+    other = RequestIdentity(
+        caller="alice", route="POST /orders/{orderId}/pay", key=f"pay-{uid}", fingerprint="fingerprint-2"
+    )
     with pytest.raises(IdempotencyKeyReused):
         orders.pay_order(order["orderId"], "alice", other)
 

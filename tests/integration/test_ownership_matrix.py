@@ -17,8 +17,8 @@ import pytest
 
 import routes
 from ddbguard.store import codec, keys
+from local.route_stories import sample_body
 from local.scenarios import open_funded_ledger
-from local.walkthrough_steps import sample_body
 
 LINES = [{"sku": "BOOK-1843", "quantity": 1, "unitPriceCents": 100}]
 

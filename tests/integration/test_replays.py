@@ -57,14 +57,19 @@ def test_the_request_marker_replays_even_without_the_idempotency_record(api, raw
     sub = f"owner-{uid}"
     account_id = open_funded_ledger(api, raw_client, sub, deposit=1_000)
     route = "POST /accounts/{accountId}/ledger/holds"
-    identity = RequestIdentity(sub, route, new_key(), "fingerprint-a")
+    identity = RequestIdentity(caller=sub, route=route, key=new_key(), fingerprint="fingerprint-a")
 
     first = holds.place_hold(account_id, sub, 400, identity)
     again = holds.place_hold(account_id, sub, 400, identity)
 
     assert again == first
     with pytest.raises(IdempotencyKeyReused):
-        holds.place_hold(account_id, sub, 400, RequestIdentity(sub, route, identity.key, "fingerprint-b"))
+        holds.place_hold(
+            account_id,
+            sub,
+            400,
+            RequestIdentity(caller=sub, route=route, key=identity.key, fingerprint="fingerprint-b"),
+        )
     snapshot = assert_ledger_invariants(raw_client, account_id)
     assert (len(snapshot.holds), len(snapshot.entries_of("hold")), snapshot.held) == (1, 1, 400)
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import table_patterns
-from routes import ROUTES
+from routes import ROUTES, table_patterns
 
 
 def test_key_patterns_match_the_layer_key_builders() -> None:
@@ -23,7 +22,7 @@ def test_idempotency_keeps_no_records_of_its_own(dynamodb_local) -> None:
     """The Powertools layer of every keyed route is the in-transaction one: no access beyond the operation's."""
     import importlib
 
-    from ddbguard_api.idempotency import InTransactionPersistenceLayer
+    from ddbguard_api.http.idempotency import InTransactionPersistenceLayer
 
     for route in ROUTES:
         endpoint = importlib.import_module(route.handler).endpoint

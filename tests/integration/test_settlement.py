@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ddbguard.guards.settlement import settle_balance
 from ddbguard.store import keys
-from ddbguard.store.schema import UNSETTLED_SHARD, UNSETTLED_SINCE
+from ddbguard.store.attribute_names import UNSETTLED_SHARD, UNSETTLED_SINCE
 from tests.integration.test_unsettled_index import assert_indexed_exactly_while_waiting, balance_item, open_ledger
 from tests.support.ledger_invariants import assert_ledger_invariants
 from tests.support.ledger_requests import move

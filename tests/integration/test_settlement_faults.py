@@ -17,8 +17,8 @@ import pytest
 from ddbguard import limits
 from ddbguard.guards import settlement as settlement_guard
 from ddbguard.store import keys
+from ddbguard.store.attribute_names import UNSETTLED_SHARD, UNSETTLED_SINCE
 from ddbguard.store.ids import time_sortable_id
-from ddbguard.store.schema import UNSETTLED_SHARD, UNSETTLED_SINCE
 from local.sweep import invoke_sweeper
 from tests.support import settlement
 from tests.support.faults import random_transaction_conflicts

@@ -22,7 +22,7 @@ from aws_xray_sdk.core import patch, xray_recorder
 
 import routes
 from ddbguard import observability
-from local.walkthrough_steps import sample_body
+from local.route_stories import sample_body
 
 
 class CapturingEmitter:

@@ -12,8 +12,8 @@ import os
 from boto3.dynamodb.conditions import Key
 
 from ddbguard.store import keys
+from ddbguard.store.attribute_names import UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 from ddbguard.store.expressions import key_condition_params
-from ddbguard.store.schema import UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 from local.sweep import invoke_sweeper
 from tests.support import settlement
 from tests.support.call_counter import counting_calls

@@ -62,7 +62,7 @@ class Estimate:
     def collected(self, nodeids: list[str]) -> None:
         measured = [self.known[n] for n in nodeids if n in self.known]
         # Half the tests measured at least: otherwise the weights say less than the count does.
-        self.by_count = len(measured) * 2 < len(nodeids)
+        self.by_count = not measured or len(measured) * 2 < len(nodeids)
         fallback = 1.0 if self.by_count else statistics.median(measured)
         # A floor: a test measured at 0.000 s still moves the needle when it ends.
         self.weights = {n: 1.0 if self.by_count else max(MIN_WEIGHT_S, self.known.get(n, fallback)) for n in nodeids}

@@ -16,10 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import job_access
 import routes
-import table_patterns
 from local.invocation import current_function
+from routes import job_access, table_patterns
 
 AUDIT_FUNCTION = "audit_locks"
 SETTLEMENT_FUNCTION = "settle_entries"

@@ -10,13 +10,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ddbguard.store.schema import TTL_ATTRIBUTE
+from ddbguard.store.attribute_names import EXPIRATION
 from tests.support.table_invariants import scan_all
 
 
 def delete_expired(raw_client: Any, table: str, now_s: float, share: float, rng: random.Random) -> int:
     """Delete about `share` of the items whose TTL passed before `now_s`; returns how many."""
-    expired = [item for item in scan_all(raw_client, table) if int(item.get(TTL_ATTRIBUTE, now_s + 1)) < now_s]
+    expired = [item for item in scan_all(raw_client, table) if int(item.get(EXPIRATION, now_s + 1)) < now_s]
     deleted = 0
     for item in expired:
         if rng.random() < share:

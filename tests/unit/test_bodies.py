@@ -1,4 +1,4 @@
-"""Strict request bodies: size, encoding, media type, JSON syntax, clean strings, then the model."""
+"""Strict request bodies: size, encoding, media type, JSON syntax, clean strings, then the body class."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import json
 import typing
 
 import pytest
-from pydantic import BaseModel
 
 from ddbguard.limits import MAX_BODY_BYTES, MAX_BODY_DEPTH
-from ddbguard_api.bodies import check_depth, field_errors, parse_body, parse_json
-from ddbguard_api.models import Amount, CreateAccount, CreateOrder
-from ddbguard_api.problems import EdgeError
-from ddbguard_api.proxy_events import ProxyEvent
+from ddbguard_api.http.bodies import check_depth, field_errors, parse_body, parse_json
+from ddbguard_api.http.problems import EdgeError
+from ddbguard_api.http.proxy_events import ProxyEvent
+from ddbguard_api.models.body import Body
+from ddbguard_api.models.body_validation import validate
+from ddbguard_api.models.request_bodies import Amount, CreateAccount, CreateOrder
 
 
 def event(body: str | bytes | None, content_type: str | None = "application/json", **extra) -> ProxyEvent:
@@ -22,7 +23,7 @@ def event(body: str | bytes | None, content_type: str | None = "application/json
     return typing.cast("ProxyEvent", {"body": body, "headers": headers, **extra})
 
 
-def refusal(evt: ProxyEvent, model: type[BaseModel] | None = Amount) -> EdgeError:
+def refusal(evt: ProxyEvent, model: type[Body] | None = Amount) -> EdgeError:
     with pytest.raises(EdgeError) as raised:
         parse_body(evt, model)
     return raised.value
@@ -32,9 +33,9 @@ def fields(error: EdgeError) -> list[tuple[str, str]]:
     return [(e.field, e.code) for e in error.errors]
 
 
-def test_a_valid_body_gives_the_model_and_the_document():
+def test_a_valid_body_gives_an_instance_of_its_class_and_the_document():
     model, document = parse_body(event('{"amountCents": 5}'), Amount)
-    assert model == Amount(amountCents=5)
+    assert type(model) is Amount and model == Amount(amountCents=5)
     assert document == {"amountCents": 5}
 
 
@@ -183,10 +184,10 @@ def test_string_codes_and_nested_locations():
 
 
 def test_field_errors_keep_unmapped_pydantic_types():
-    from pydantic import ValidationError
+    from pydantic_core import ValidationError
 
     with pytest.raises(ValidationError) as raised:
-        CreateOrder.model_validate({"accountId": "a", "items": "nope"})
+        validate(CreateOrder, {"accountId": "a", "items": "nope"})
     assert [(e.field, e.code) for e in field_errors(raised.value)] == [("items", "list_type")]
 
 

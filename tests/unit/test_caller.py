@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ddbguard_api.caller import Caller, caller_from_event
+from ddbguard_api.http.caller import Caller, caller_from_event
 
 
 def with_claims(claims) -> dict:

@@ -1,8 +1,8 @@
 """The edge is typed: `dict[str, Any]` appears in the layer only at the storage boundary (`ddbguard/store/`), and
 the proxy types say what the edge really reads and writes.
 
-Proxy events and responses are `ddbguard_api.proxy_events` TypedDicts; JSON documents are
-`ddbguard_api.json_documents.JsonValue` (or `Mapping[str, object]` where only read).
+Proxy events and responses are `ddbguard_api.http.proxy_events` TypedDicts; JSON documents are
+`ddbguard_api.http.json_documents.JsonValue` (or `Mapping[str, object]` where only read).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import sys
 import typing
 from pathlib import Path
 
-from ddbguard_api import json_documents, proxy_events
-from ddbguard_api.replies import add_header, no_content, ok, proxy_response
+from ddbguard_api.http import json_documents, proxy_events
+from ddbguard_api.http.replies import add_header, no_content, ok, proxy_response
 
 LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python"
 STORAGE_BOUNDARY = LAYER / "ddbguard" / "store"
@@ -76,7 +76,7 @@ def test_the_type_modules_import_nothing_new():
     code = (
         "import __future__, sys, typing; before = set(sys.modules); "
         f"import {proxy_events.__name__}, {json_documents.__name__}; "
-        "print(sorted(set(sys.modules) - before - {'ddbguard_api', "
+        "print(sorted(set(sys.modules) - before - {'ddbguard_api', 'ddbguard_api.http', "
         f"'{proxy_events.__name__}', '{json_documents.__name__}'}}))"
     )
     result = subprocess.run(

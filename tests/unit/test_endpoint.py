@@ -16,14 +16,14 @@ import pytest
 from aws_lambda_powertools.event_handler import CORSConfig
 
 import routes
-from ddbguard_api import cors
-from ddbguard_api.endpoint import Endpoint
-from ddbguard_api.proxy_events import ProxyEvent
-from ddbguard_api.replies import Reply
+from ddbguard_api.http import cors
+from ddbguard_api.http.endpoint import Endpoint
+from ddbguard_api.http.proxy_events import ProxyEvent
+from ddbguard_api.http.replies import Reply
 from local.apigw_events import build_event
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
-from local.walkthrough_steps import sample_body
+from local.route_stories import sample_body
 
 OPENAPI = json.loads((ROOT / "docs" / "openapi.json").read_text())
 IDS = {"accountId": "acct-1", "orderId": "ord-1", "holdId": "hold-1"} | {e.id_field: "id-1" for e in routes.ENTITIES}

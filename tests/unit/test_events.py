@@ -9,7 +9,7 @@ import pytest
 import routes
 from local.events import event_path, render, sample_event
 from local.paths import EVENTS
-from local.walkthrough_steps import sample_body
+from local.route_stories import sample_body
 
 
 def test_one_event_per_route_and_nothing_else():

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddbguard_api.headers import MAX_SAFE_VERSION, NEVER_MATCHES, parse_if_match
-from ddbguard_api.problems import EdgeError
+from ddbguard_api.http.headers import MAX_SAFE_VERSION, NEVER_MATCHES, parse_if_match
+from ddbguard_api.http.problems import EdgeError
 
 NOT_A_VERSION = [
     'W/"7"',  # weak: never equal under strong comparison

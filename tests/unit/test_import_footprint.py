@@ -26,11 +26,13 @@ HANDLERS = [route.handler for route in routes.ROUTES] + [
 NEVER_AT_IMPORT = (
     "aws_xray_sdk",  # only with tracing=xray-sdk
     "opentelemetry",  # brought by ADOT's wrapper, never by ddbguard
-    "pydantic",  # request models are built at the first request (ddbguard_api.lazy_models)
+    "pydantic",  # bodies are validated by pydantic-core alone (ddbguard_api.models.body_validation)
     "pydantic_core",
-    "ddbguard_api.models",
-    "ddbguard_api.schemas",  # response models: OpenAPI generation only
-    # The edge is written out in ddbguard_api.endpoint: no resolver, so none of Powertools' event handler package
+    "ddbguard_api.models.request_models",  # the pydantic models: what describes the API (local/) only
+    "ddbguard_api.models.entity_models",
+    "ddbguard_api.models.response_models",
+    "ddbguard_api.models.compiled_schemas",  # the schemas: built into a validator at the first request
+    # The edge is written out in ddbguard_api.http.endpoint: no resolver, so none of Powertools' event handler package
     # (its __init__ imports every resolver).
     "aws_lambda_powertools.event_handler",
     "aws_lambda_powertools.utilities.parser",
@@ -46,16 +48,17 @@ NEVER_AT_IMPORT = (
 # that touches no table never creates a DynamoDB client.
 KEYED_ONLY = ("aws_lambda_powertools.utilities.idempotency",)
 # A dataclass is built at import by generating and compiling its methods' source (0.6-1.9 ms each, cold):
-# ddbguard's value types are NamedTuples (built without compiling) unless they need what only a dataclass does
-# (derived defaults in __post_init__, default factories, fields left out of comparison). This is the whole list
-# a handler builds at import, so a new one is a decision, not an accident.
+# ddbguard's records are plain classes with `__slots__` and a keyword-only `__init__` (built without compiling;
+# docs/decisions/ "Records are classes with slots"), NamedTuples of at most three fields, or dataclasses where they
+# need what only a dataclass does (derived defaults in __post_init__, default factories, fields left out of
+# comparison). This is the whole list a handler builds at import, so a new one is a decision, not an accident.
 DATACLASSES_AT_IMPORT = {
     "ddbguard.guards.entity.Entity",  # __post_init__ derives the defaults, `fields` left out of comparison
     "ddbguard.domain.lock_audit.AuditReport",  # mutable: a segment's findings accumulate in it
     "ddbguard.domain.audit_scan.SegmentResult",
 }
 # Modules whose classes are ddbguard's own (the layer, the edge, the route table).
-OWN_PACKAGES = {"ddbguard", "ddbguard_api", "routes", "route_facts", "generic_routes", "table_patterns", "job_access"}
+OWN_PACKAGES = {"ddbguard", "ddbguard_api", "routes"}
 TABLE_ONLY = ("boto3",)
 
 
@@ -188,17 +191,3 @@ def test_the_probe_sees_what_a_handler_does_load() -> None:
     footprint = _loaded(["ledger.deposit"], "xray-sdk")
     loaded = _probed(footprint, "ledger.deposit")["loaded"]
     assert [name for name in loaded if name in NEVER_AT_IMPORT] == ["asyncio", "aws_xray_sdk"]
-
-
-def test_a_lazy_model_validates_as_the_model_and_resolves_to_it() -> None:
-    from ddbguard_api import models
-    from ddbguard_api.lazy_models import lazy_model, resolved
-
-    amount = lazy_model("Amount")
-    assert amount.__name__ == "Amount"
-    parsed = amount.model_validate({"amountCents": 5})
-    # Validated by pydantic-core on the precompiled schema (tests/unit/test_compiled_schemas.py): a Body, not the class.
-    assert isinstance(parsed, amount) and parsed.amountCents == 5
-    assert parsed.model_dump() == models.Amount.model_validate({"amountCents": 5}).model_dump()
-    assert resolved(amount) is models.Amount and resolved(None) is None
-    assert not isinstance(object(), amount)

@@ -19,6 +19,7 @@ KERNEL = {
     "ddbguard.errors",
     "ddbguard.limits",
     "ddbguard.observability",
+    "ddbguard.records",
     "ddbguard.release",
     "ddbguard.snapshot_hooks",
     "ddbguard.tracing",

@@ -13,7 +13,7 @@ from typing import Any
 import routes
 from local import demo
 from local.paths import ROOT
-from local.walkthrough_steps import sample_body
+from local.route_stories import sample_body
 
 UNIQUE_FIELDS = ("email", "username")
 

@@ -8,7 +8,7 @@ import pytest
 
 from ddbguard import errors
 from ddbguard.errors import FieldError
-from ddbguard_api.problems import (
+from ddbguard_api.http.problems import (
     PROBLEM_JSON,
     TYPE_BASE,
     EdgeError,
@@ -20,7 +20,7 @@ from ddbguard_api.problems import (
     problem_type,
     status_of,
 )
-from ddbguard_api.replies import proxy_response
+from ddbguard_api.http.replies import proxy_response
 
 
 def test_document_has_the_rfc_9457_members_and_the_code():

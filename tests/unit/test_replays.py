@@ -8,9 +8,9 @@ from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards import replays
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import clock
-from ddbguard.store.schema import CREATED_BY_REQUEST, REQUEST_FINGERPRINT
+from ddbguard.store.attribute_names import CREATED_BY_REQUEST, REQUEST_FINGERPRINT
 
-ME = RequestIdentity("alice", "PATCH /orders/{orderId}", "k-1", "fp-1")
+ME = RequestIdentity(caller="alice", route="PATCH /orders/{orderId}", key="k-1", fingerprint="fp-1")
 
 
 def test_a_create_stamps_the_request_and_its_fingerprint():
@@ -44,7 +44,9 @@ def test_first_response_answers_the_stored_response_once_the_fingerprint_matches
     assert replays.first_response(marker, ME) == {"status": 201}
     assert replays.was_replayed() is True
     with pytest.raises(IdempotencyKeyReused):
-        replays.first_response(marker, RequestIdentity(ME.caller, ME.route, ME.key, "fp-2"))
+        replays.first_response(
+            marker, RequestIdentity(caller=ME.caller, route=ME.route, key=ME.key, fingerprint="fp-2")
+        )
     with pytest.raises(IdempotencyKeyReused):
         replays.first_response(None, ME)
 

@@ -10,7 +10,7 @@ ROUTE = "POST /accounts/{accountId}/ledger/deposits"
 
 
 def identity(caller: str = "alice", route: str = ROUTE, key: str = "k-1", fingerprint: str = "fp") -> RequestIdentity:
-    return RequestIdentity(caller, route, key, fingerprint)
+    return RequestIdentity(caller=caller, route=route, key=key, fingerprint=fingerprint)
 
 
 def test_everything_is_deterministic():

@@ -8,8 +8,8 @@ import logging
 from typing import Any
 
 from ddbguard import observability
-from ddbguard_api.proxy_events import ProxyResponse
-from ddbguard_api.request_log import Outcome, log_request, refused_by
+from ddbguard_api.http.proxy_events import ProxyResponse
+from ddbguard_api.http.request_log import Outcome, log_request, refused_by
 
 
 def _raised_in(module_name: str) -> BaseException:
@@ -25,7 +25,7 @@ def _raised_in(module_name: str) -> BaseException:
 
 def test_the_innermost_layer_module_is_the_guard():
     assert refused_by(_raised_in("ddbguard.guards.money").__traceback__) == "guards.money"
-    assert refused_by(_raised_in("ddbguard_api.headers").__traceback__) == "edge.headers"
+    assert refused_by(_raised_in("ddbguard_api.http.headers").__traceback__) == "edge.headers"
     assert refused_by(_raised_in("somewhere.else").__traceback__) is None
 
 

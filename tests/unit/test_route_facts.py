@@ -1,11 +1,11 @@
 """Every runtime per-route fact lives in the route table: no other module keeps its own list of operations.
 
 A dict, set, list or tuple literal naming three or more operations (as keys or elements) outside
-functions/routes.py is a second table that a new route would have to be added to by hand; the consumers
-(OpenAPI, request parsing, the demo, the tests over every route) read `routes.ROUTES` instead. The two tables
-that describe routes to readers, keyed by operation (local/route_docs.py, local/walkthrough_steps.py), are the
-exception by design: tests/unit/test_route_docs.py and test_walkthrough_steps.py check them complete both ways.
-The table itself holds runtime facts only: no wording, sample body, demo id or walk-through step.
+functions/routes/ is a second table that a new route would have to be added to by hand; the consumers
+(OpenAPI, request parsing, the demo, the tests over every route) read `routes.ROUTES` instead. The list that
+describes routes to readers (local/route_stories.py) is the exception by design: tests/unit/test_route_stories.py
+checks it complete both ways. The table itself holds runtime facts only: no wording, sample body, demo id or
+walk-through step. And every route's handler is a file, named by a literal that `grep` finds.
 """
 
 from __future__ import annotations
@@ -14,16 +14,17 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import routes
 from ddbguard.domain.entities.accounts import ACCOUNT
-from generic_routes import entity_route
+from routes.generic import entity_route
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIPPED = {".venv", "node_modules", "cdk.out", ".local", ".git"}
 OPERATIONS = {route.operation for route in routes.ROUTES}
-TABLES_BY_OPERATION = {
-    ROOT / path for path in ("functions/routes.py", "local/route_docs.py", "local/walkthrough_steps.py")
-}
+TABLE = ROOT / "functions" / "routes" / "__init__.py"
+TABLES_BY_OPERATION = {TABLE, ROOT / "local" / "route_stories.py"}
 
 
 def _sources() -> list[Path]:
@@ -76,8 +77,8 @@ def test_every_route_states_its_facts():
 def test_the_table_holds_runtime_facts_only():
     """How a route is described (wording, sample bodies, demo ids, walk-through) ships in no Lambda function."""
     described = {"reply", "summary", "description", "sample_body", "walkthrough", "example"}
-    assert not described & set(routes.Route._fields)
-    source = (ROOT / "functions" / "routes.py").read_text(encoding="utf-8")
+    assert not described & set(routes.Route.__slots__)
+    source = TABLE.read_text(encoding="utf-8")
     uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
     assert not uuid.search(source) and "demo" not in source.casefold() and "Walkthrough" not in source
 
@@ -85,10 +86,42 @@ def test_the_table_holds_runtime_facts_only():
 def test_a_generic_route_lists_the_refusals_of_its_method():
     """The 404 every generic route shares must not replace what a create or a change refuses besides."""
     facts = {
-        method: entity_route(ACCOUNT, method, "/things/{accountId}", f"things.{method.lower()}").problems
+        method: entity_route(
+            ACCOUNT, method=method, path="/things/{accountId}", handler=f"things.{method.lower()}"
+        ).problems
         for method in ("POST", "GET", "PATCH", "DELETE")
     }
     assert facts["POST"][409] == ("unique_violation", "already_exists")
     assert facts["POST"][422] == ("validation_failed",)
     assert facts["PATCH"] == {404: ("account_not_found",), 409: ("unique_violation",), 422: ("validation_failed",)}
     assert facts["GET"] == facts["DELETE"] == {404: ("account_not_found",)}
+
+
+def test_every_routes_handler_is_a_file_of_its_own():
+    """A reader opens it, a traceback names it: `<package>.<module>` is functions/<package>/<module>.py."""
+    handlers = [route.handler for route in routes.ROUTES]
+    assert len(set(handlers)) == len(handlers)
+    for handler in handlers:
+        assert (ROOT / "functions").joinpath(*handler.split(".")).with_suffix(".py").is_file(), handler
+
+
+def test_the_table_names_every_handler_by_a_literal():
+    """`grep "orders.get_order"` finds the route: no handler name is built (an f-string, a join) in the table."""
+    tree = ast.parse(TABLE.read_text(encoding="utf-8"))
+    named = {
+        keyword.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "handler" and isinstance(keyword.value, ast.Constant)
+    }
+    assert named == {route.handler for route in routes.ROUTES}
+
+
+def test_a_route_is_a_record_built_by_keyword_only():
+    with pytest.raises(TypeError):
+        routes.Route("GET", "/health", "health.check_health")
+    route = routes.by_operation("check_health")
+    assert not isinstance(route, tuple)
+    with pytest.raises(TypeError):
+        route.access["GetItem"] = ()

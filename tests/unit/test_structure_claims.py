@@ -1,9 +1,9 @@
 """Claims the code makes about its own structure, checked on the source.
 
 - `ddbguard/store/keys.py`: "nothing else in ddbguard spells a key": no other layer module holds a string with a
-  key prefix of keys.py in it;
-- `ddbguard/store/schema.py`: every shared attribute name has "one place, one spelling": no other module of the
-  store, guards and domain floors holds a string equal to one of its names.
+  key prefix of keys.py in it.
+
+Attribute names have their own test (tests/unit/test_attribute_names.py).
 
 Where the code does not hold a claim yet, the exception is listed below with the module and the spelling; an
 exception that no longer occurs fails too, so the list only shrinks and the claim ends up true.
@@ -15,20 +15,13 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from ddbguard.store import keys, schema
+from ddbguard.store import keys
 
 LAYER = Path(__file__).resolve().parents[2] / "functions" / "layer" / "python"
 KEYS_MODULE = "ddbguard/store/keys.py"
-SCHEMA_MODULE = "ddbguard/store/schema.py"
-FLOORS = ("ddbguard/store/", "ddbguard/guards/", "ddbguard/domain/")
 
 # (module, the key prefix it spells): none left; a new one is listed here with its reason.
 KEY_SPELLINGS_LEFT: set[tuple[str, str]] = set()
-# (module, the attribute name it spells): only what is not an attribute at all.
-ATTRIBUTE_SPELLINGS_LEFT = {
-    # the name of a kind of unique value (`UniqueKind("email", ...)`), which an attribute happens to share
-    ("ddbguard/domain/normalize.py", "email"),
-}
 
 
 def _modules() -> list[tuple[str, ast.Module]]:
@@ -69,15 +62,15 @@ def test_nothing_but_the_key_builders_spells_a_key():
     assert KEY_SPELLINGS_LEFT - spelled == set(), "no longer spelled: remove it from KEY_SPELLINGS_LEFT"
 
 
-def test_every_shared_attribute_name_is_spelled_only_in_the_schema():
-    names = {value for name, value in vars(schema).items() if name.isupper() and isinstance(value, str)}
-    assert {"PK", "SK", "version", "ownerSub"} <= names
-    spelled = {
-        (module, text)
-        for module, tree in _modules()
-        if module.startswith(FLOORS) and module != SCHEMA_MODULE
-        for text in _strings(tree)
-        if text in names
-    }
-    assert spelled - ATTRIBUTE_SPELLINGS_LEFT == set(), "an attribute name spelled outside ddbguard/store/schema.py"
-    assert ATTRIBUTE_SPELLINGS_LEFT - spelled == set(), "no longer spelled: remove it from ATTRIBUTE_SPELLINGS_LEFT"
+def _namedtuple_fields(tree: ast.Module) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(ast.unparse(base).startswith("NamedTuple") for base in node.bases):
+            yield node.name, sum(isinstance(statement, ast.AnnAssign) for statement in node.body)
+
+
+def test_no_record_of_more_than_three_fields_is_a_tuple():
+    """A record of more than three fields is built by keyword and read by name (`ddbguard.records.Record`), never
+    a NamedTuple: positions of eight fields are a bug waiting, and `record == tuple(record)` is true of a tuple."""
+    tuples = {f"{module}:{name}": count for module, tree in _modules() for name, count in _namedtuple_fields(tree)}
+    assert tuples, "the check sees the small NamedTuples that remain"
+    assert {name: count for name, count in tuples.items() if count > 3} == {}

@@ -8,8 +8,9 @@ from that copy. Whatever init left in memory is then shared by all of them:
   restore, so the next call builds a fresh client.
 Ids themselves are drawn per call from `os.urandom` (ddbguard.store.ids), never from state kept since init.
 
-The hooks go to `snapshot_restore_py` (part of Lambda's Python runtimes) when it is importable, and are kept here
-as well, so `run_after_restore()` runs the same list where the library is absent.
+The hooks go to `snapshot_restore_py` (part of Lambda's Python runtimes) when it is importable; where it is absent
+nothing restores the process, so nothing is kept (tests/integration/test_snapstart_restore.py runs them through the
+library, as Lambda does).
 """
 
 from __future__ import annotations
@@ -17,9 +18,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from typing import Any
-
-_after_restore: list[Callable[[], Any]] = []
-_before_snapshot: list[Callable[[], Any]] = []
 
 
 def _runtime_hooks() -> Any:
@@ -32,7 +30,6 @@ def _runtime_hooks() -> Any:
 
 def after_restore(hook: Callable[[], Any]) -> Callable[[], Any]:
     """Run `hook` in every environment resumed from a snapshot (usable as a decorator)."""
-    _after_restore.append(hook)
     runtime = _runtime_hooks()
     if runtime is not None:
         runtime.register_after_restore(hook)
@@ -41,23 +38,10 @@ def after_restore(hook: Callable[[], Any]) -> Callable[[], Any]:
 
 def before_snapshot(hook: Callable[[], Any]) -> Callable[[], Any]:
     """Run `hook` once before Lambda takes the snapshot: work done there is in every restored copy."""
-    _before_snapshot.append(hook)
     runtime = _runtime_hooks()
     if runtime is not None:
         runtime.register_before_snapshot(hook)
     return hook
-
-
-def run_after_restore() -> None:
-    """What the runtime does after a restore (registration order), for environments that simulate one."""
-    for hook in _after_restore:
-        hook()
-
-
-def run_before_snapshot() -> None:
-    """What the runtime does before the snapshot (reverse registration order)."""
-    for hook in reversed(_before_snapshot):
-        hook()
 
 
 @after_restore

@@ -26,52 +26,30 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.normalize import clean_display_name
-from ddbguard.domain.projections import public_account
-from ddbguard.domain.views import AccountView
 from ddbguard.errors import BalanceNotZero, LedgerUnsettled
 from ddbguard.guards import entity_operations as operations
+from ddbguard.guards.entity import PublicItem
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import (
-    CLEARED,
-    CLOSING,
+from ddbguard.store.attribute_names import (
+    CLEARED_CENTS,
     DISPLAY_NAME,
     EMAIL,
-    HELD,
-    PARTITION_KEY,
-    UNSETTLED_VALUES,
+    HOLD_CENTS,
+    PENDING,
+    PK,
     USERNAME,
 )
 from ddbguard.store.shapes import Item
 
 
-def _profile(
-    email: str | None, username: str | None, display_name: str | None, closing: bool | None = None
-) -> dict[str, str | bool | None]:
-    return {
-        EMAIL: email,
-        USERNAME: username,
-        DISPLAY_NAME: None if display_name is None else clean_display_name(display_name),
-        CLOSING: closing,
-    }
-
-
-def _text(values: Mapping[str, object], name: str) -> str | None:
-    value = values.get(name)
-    return None if value is None else str(value)
-
-
-def clean_values(values: Mapping[str, object]) -> dict[str, str | bool | None]:
-    """A create's or change's values as stored: the display name cleaned (unique values are normalised by their
-    kinds in the write itself), `closing` as sent (a change only). The generic create and change of the account
-    routes call it too."""
-    closing = values.get(CLOSING)
-    return _profile(
-        _text(values, EMAIL),
-        _text(values, USERNAME),
-        _text(values, DISPLAY_NAME),
-        closing if isinstance(closing, bool) else None,
-    )
+def clean_values(values: Mapping[str, object]) -> dict[str, object]:
+    """A create's or an update's values as stored (the generic create's and update's `clean_values`, passed by
+    functions/accounts/create_account.py and update_account.py): the display name cleaned; unique values are
+    normalised by their kinds in the write itself, the rest (`closing`) is kept as sent."""
+    display_name = values.get(DISPLAY_NAME)
+    cleaned = None if display_name is None else clean_display_name(str(display_name))
+    return {**values, DISPLAY_NAME: cleaned}
 
 
 def create_account(
@@ -81,18 +59,17 @@ def create_account(
     username: str,
     display_name: str | None = None,
     identity: RequestIdentity | None = None,
-) -> AccountView:
+) -> PublicItem:
     """Put the account (version 0), both locks and its owner-index entry in one transaction."""
-    return public_account(
-        operations.create(ACCOUNT, owner_sub, _profile(email, username, display_name), identity=identity)
-    )
+    values = clean_values({EMAIL: email, USERNAME: username, DISPLAY_NAME: display_name})
+    return operations.create(ACCOUNT, owner_sub, values, identity=identity)
 
 
 def _ledger_is_empty() -> ConditionBase:
     # No balance item, or one holding nothing and waiting for no settlement: an empty balance item goes with the
     # account. Unsettled values live only on the balance (`pending`), so it must outlive them.
-    settled = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
-    return Attr(PARTITION_KEY).not_exists() | (Attr(CLEARED).eq(0) & Attr(HELD).eq(0) & settled)
+    settled = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
+    return Attr(PK).not_exists() | (Attr(CLEARED_CENTS).eq(0) & Attr(HOLD_CENTS).eq(0) & settled)
 
 
 def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
@@ -103,12 +80,12 @@ def delete_rules(account_id: str, expected: int) -> operations.DeleteRules:
 
     def not_empty(balance: Item | None) -> BalanceNotZero | LedgerUnsettled:
         balance = balance or {}
-        cleared, held = int(balance.get(CLEARED, 0)), int(balance.get(HELD, 0))
+        cleared, held = int(balance.get(CLEARED_CENTS, 0)), int(balance.get(HOLD_CENTS, 0))
         if cleared == 0 and held == 0:
-            return LedgerUnsettled(account_id, len(balance.get(UNSETTLED_VALUES) or {}))
+            return LedgerUnsettled(account_id, len(balance.get(PENDING) or {}))
         return BalanceNotZero(
             f"Account {account_id} still holds money; empty its ledger first.",
-            extra={CLEARED: cleared, HELD: held},
+            extra={CLEARED_CENTS: cleared, HOLD_CENTS: held},
         )
 
     empty_balance = writes.delete(keys.balance_key(account_id), _ledger_is_empty())

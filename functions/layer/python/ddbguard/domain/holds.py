@@ -25,20 +25,20 @@ from ddbguard.guards.money import BalanceChange, ExtraGuardFailed
 from ddbguard.guards.ownership import is_visible, owned_by, visible_or_refuse
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.ids import now_iso
-from ddbguard.store.items import Entry, HoldItem
-from ddbguard.store.schema import (
+from ddbguard.store.attribute_names import (
     ACCOUNT_ID,
-    AMOUNT,
+    AMOUNT_CENTS,
     CREATED_AT,
     HOLD_ID,
     KIND,
     OWNER_SUB,
-    PARTITION_KEY,
+    PK,
     SETTLED_BY_REQUEST,
     STATUS,
     UPDATED_AT,
 )
+from ddbguard.store.ids import now_iso
+from ddbguard.store.items import Entry, HoldItem
 
 OPEN = "OPEN"
 CAPTURED = "CAPTURED"
@@ -63,16 +63,16 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
         HOLD_ID: hold_id,
         ACCOUNT_ID: account_id,
         OWNER_SUB: caller_sub,
-        AMOUNT: amount_cents,
+        AMOUNT_CENTS: amount_cents,
         STATUS: OPEN,
         CREATED_AT: now,
         UPDATED_AT: now,
         **replays.request_stamp(identity),
     }
     change = BalanceChange(
-        account_id,
-        "hold",
-        amount_cents,
+        account_id=account_id,
+        entry_type="hold",
+        amount_cents=amount_cents,
         cleared_delta=0,
         hold_delta=amount_cents,
         owner_sub=caller_sub,
@@ -83,7 +83,7 @@ def place_hold(account_id: str, caller_sub: str, amount_cents: int, identity: Re
         moved = money.move_money(
             [change],
             request=identity,
-            extra_actions=[writes.put(hold, Attr(PARTITION_KEY).not_exists())],
+            extra_actions=[writes.put(hold, Attr(PK).not_exists())],
             result=HoldOutcome(holdId=hold_id, holdStatus=OPEN),
         )
     except ExtraGuardFailed:
@@ -111,14 +111,14 @@ def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIde
         replayed: money.MovementResult[HoldOutcome] = money.replay(marker, identity)
         return _reply(replayed.entries[0], replayed.result)
     hold = visible_or_refuse(stored, caller_sub, lambda: _hold_not_found(hold_id))
-    amount = int(hold[AMOUNT])
+    amount = int(hold[AMOUNT_CENTS])
     # A settled hold still goes through the write: a retry of the request that settled it is
     # recognised by its marker and answered with the first result, anything else is refused there.
     capture = outcome == CAPTURED
     change = BalanceChange(
-        account_id,
-        "capture" if capture else "release",
-        amount,
+        account_id=account_id,
+        entry_type="capture" if capture else "release",
+        amount_cents=amount,
         cleared_delta=-amount if capture else 0,
         hold_delta=-amount,
         owner_sub=caller_sub,
@@ -127,7 +127,7 @@ def _settle(account_id: str, hold_id: str, caller_sub: str, identity: RequestIde
     settle = writes.update(
         hold_key,
         set_values={STATUS: outcome, UPDATED_AT: now_iso(), SETTLED_BY_REQUEST: identity.digest},
-        condition=owned_by(caller_sub) & Attr(STATUS).eq(OPEN) & Attr(AMOUNT).eq(amount),
+        condition=owned_by(caller_sub) & Attr(STATUS).eq(OPEN) & Attr(AMOUNT_CENTS).eq(amount),
     )
     try:
         moved = money.move_money(

@@ -17,21 +17,21 @@ from ddbguard.guards.money import BalanceChange
 from ddbguard.guards.ownership import owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.ids import now_iso
-from ddbguard.store.items import BalanceItem
-from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import (
+from ddbguard.store.attribute_names import (
     ACCOUNT_ID,
-    AVAILABLE,
-    CLEARED,
+    AVAILABLE_CENTS,
+    CLEARED_CENTS,
     CREATED_AT,
-    HELD,
+    HOLD_CENTS,
     KIND,
     OWNER_SUB,
-    UNSETTLED_VALUES,
+    PENDING,
     UPDATED_AT,
     VERSION,
 )
+from ddbguard.store.ids import now_iso
+from ddbguard.store.items import BalanceItem
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
 
 
 def new_balance_item(account_id: str, owner_sub: str, now: str) -> BalanceItem:
@@ -41,10 +41,10 @@ def new_balance_item(account_id: str, owner_sub: str, now: str) -> BalanceItem:
         KIND: "balance",
         ACCOUNT_ID: account_id,
         OWNER_SUB: owner_sub,
-        CLEARED: 0,
-        HELD: 0,
-        AVAILABLE: 0,
-        UNSETTLED_VALUES: {},
+        CLEARED_CENTS: 0,
+        HOLD_CENTS: 0,
+        AVAILABLE_CENTS: 0,
+        PENDING: {},
         VERSION: versioning.FIRST_VERSION,
         CREATED_AT: now,
         UPDATED_AT: now,
@@ -76,16 +76,22 @@ def open_ledger(account_id: str, caller_sub: str, identity: RequestIdentity | No
 
 def deposit(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> EntryView:
     """Add money to the caller's ledger; returns the new entry."""
-    change = BalanceChange(account_id, "deposit", amount_cents, cleared_delta=amount_cents, owner_sub=caller_sub)
+    change = BalanceChange(
+        account_id=account_id,
+        entry_type="deposit",
+        amount_cents=amount_cents,
+        cleared_delta=amount_cents,
+        owner_sub=caller_sub,
+    )
     return public_entry(money.move_money([change], request=identity, result=None).entries[0])
 
 
 def withdraw(account_id: str, caller_sub: str, amount_cents: int, identity: RequestIdentity) -> EntryView:
     """Take money out, only if `availableCents >= amount` when the write lands; returns the new entry."""
     change = BalanceChange(
-        account_id,
-        "withdrawal",
-        amount_cents,
+        account_id=account_id,
+        entry_type="withdrawal",
+        amount_cents=amount_cents,
         cleared_delta=-amount_cents,
         owner_sub=caller_sub,
         require_funds=True,

@@ -30,16 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypedDict
+from typing import TypedDict
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.guards import uniqueness, versioning
 from ddbguard.guards.entity import Entity, Unique, declared_entities, entity_of_lock
 from ddbguard.guards.uniqueness import ProtectedValue
+from ddbguard.records import Record
 from ddbguard.store import keys, reads, writes
-from ddbguard.store.schema import LOCK_OWNER as OWNER
-from ddbguard.store.schema import LOCK_VALUE, PARTITION_KEY, SORT_KEY
+from ddbguard.store.attribute_names import OWNER as OWNER
+from ddbguard.store.attribute_names import PK, SK, VALUE
 from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
 
@@ -50,16 +51,33 @@ LOCK_HELD_BY_OTHER = "lock_held_by_other"
 MISSING_VALUE = "missing_value"
 
 
-class Finding(NamedTuple):
-    problem: str
-    lock: str | None  # the lock's partition key
-    owner_id: str | None  # the owner item's id (an account's accountId)
-    field: str
-    value: str | None
-    detail: str
-    repaired: bool = False
-    entity: str = "account"  # the owner's item kind
-    owner: str | None = None  # the owner item's partition key, when known
+class Finding(Record):
+    """One lock that breaks the rule, or one unique value without its lock."""
+
+    __slots__ = ("detail", "entity", "field", "lock", "owner", "owner_id", "problem", "repaired", "value")
+
+    def __init__(
+        self,
+        *,
+        problem: str,
+        lock: str | None,
+        owner_id: str | None,
+        field: str,
+        value: str | None,
+        detail: str,
+        repaired: bool = False,
+        entity: str = "account",
+        owner: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.lock = lock  # the lock's partition key
+        self.owner_id = owner_id  # the owner item's id (an account's accountId)
+        self.field = field
+        self.value = value
+        self.detail = detail
+        self.repaired = repaired
+        self.entity = entity  # the owner's item kind
+        self.owner = owner  # the owner item's partition key, when known
 
 
 class AuditSummary(TypedDict):
@@ -120,9 +138,9 @@ def audited_entities(entities: Sequence[Entity] | None = None) -> tuple[Entity, 
 
 def audited_items(entities: Sequence[Entity]) -> ConditionBase:
     """The Scan filter: lock items and the audited entities' items, the only items the audit judges."""
-    condition: ConditionBase = Attr(PARTITION_KEY).begins_with(keys.LOCK_PREFIX)
+    condition: ConditionBase = Attr(PK).begins_with(keys.LOCK_PREFIX)
     for entity in entities:
-        condition = condition | (Attr(PARTITION_KEY).begins_with(entity.prefix) & Attr(SORT_KEY).eq(entity.sort))
+        condition = condition | (Attr(PK).begins_with(entity.prefix) & Attr(SK).eq(entity.sort))
     return condition
 
 
@@ -132,11 +150,11 @@ def _pages_of_locks_and_owners(entities: Sequence[Entity]) -> Iterator[list[Item
 
 
 def _by_partition(found: list[Item]) -> dict[str, Item]:
-    return {item[PARTITION_KEY]: item for item in found}
+    return {item[PK]: item for item in found}
 
 
 def _lock_rule(lock: Item) -> tuple[Entity, Unique] | None:
-    return entity_of_lock(keys.lock_parts(lock[PARTITION_KEY])[0])
+    return entity_of_lock(keys.lock_parts(lock[PK])[0])
 
 
 def _owner_key_of(lock: Item) -> Key | None:
@@ -151,7 +169,7 @@ def _entity_of_item(item: Item, entities: Sequence[Entity]) -> Entity | None:
     """The audited entity `item` is a live item of (a tombstone is none: it holds no values)."""
     if versioning.is_tombstone(item):
         return None
-    partition, sort = str(item[PARTITION_KEY]), item.get(SORT_KEY)
+    partition, sort = str(item[PK]), item.get(SK)
     return next((e for e in entities if partition.startswith(e.prefix) and sort == e.sort), None)
 
 
@@ -169,18 +187,16 @@ def _id_of(entity: Entity, item: Item | None, partition: object) -> str | None:
 
 
 def _is_lock(item: Item) -> bool:
-    return keys.is_lock_key(str(item[PARTITION_KEY]), item.get(SORT_KEY))
+    return keys.is_lock_key(str(item[PK]), item.get(SK))
 
 
 def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], dict[str, Item]]:
     """The page's locks' owner items and its items' locks, read by key (BatchGetItem): what a lock or an
     item is judged against, without holding the whole table in memory."""
-    owner_keys = {key[PARTITION_KEY]: key for lock in locks if (key := _owner_key_of(lock))}
+    owner_keys = {key[PK]: key for lock in locks if (key := _owner_key_of(lock))}
     found_owners = _by_partition(reads.get_items([owner_keys[pk] for pk in sorted(owner_keys)]))
     lock_keys = {
-        value.key[PARTITION_KEY]: value.key
-        for entity, item in owners
-        for value in uniqueness.protected_values(entity, item)
+        value.key[PK]: value.key for entity, item in owners for value in uniqueness.protected_values(entity, item)
     }
     held = _by_partition(reads.get_items(list(lock_keys.values())))
     return found_owners, held
@@ -190,7 +206,7 @@ def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], d
 
 
 def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
-    partition = lock[PARTITION_KEY]
+    partition = lock[PK]
     rule = _lock_rule(lock)
     if rule is None:
         return None  # a lock kind no entity declares: no rule to judge it by
@@ -202,7 +218,16 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     def orphan(detail: str) -> Finding:
         owner_partition = owner if isinstance(owner, str) else None
         owner_id = _id_of(entity, owner_item, owner)
-        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, detail, entity=entity.kind, owner=owner_partition)
+        return Finding(
+            problem=ORPHAN_LOCK,
+            lock=partition,
+            owner_id=owner_id,
+            field=name,
+            value=value,
+            detail=detail,
+            entity=entity.kind,
+            owner=owner_partition,
+        )
 
     if _live(owner_item) is None:
         return orphan(f"owner {owner!r} does not exist")
@@ -214,28 +239,46 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     if isinstance(held, str) and _current_lock(unique, _lock_value(lock, value)) == _current_lock(unique, held):
         owner_id = _id_of(entity, owner_item, owner)
         detail = f"lock keyed by an earlier rule; the owner's {name} is keyed otherwise now"
-        return Finding(STALE_LOCK_KEY, partition, owner_id, name, held, detail, entity=entity.kind, owner=str(owner))
+        return Finding(
+            problem=STALE_LOCK_KEY,
+            lock=partition,
+            owner_id=owner_id,
+            field=name,
+            value=held,
+            detail=detail,
+            entity=entity.kind,
+            owner=str(owner),
+        )
     return orphan(f"owner's {name} is now another value")
 
 
 def _current_lock(unique: Unique, value: str) -> str:
     """The partition key of the lock the current rule gives a stored `value`: the key every write computes
     (`ddbguard.guards.uniqueness.ProtectedValue.key`), so a moved lock is the one the owner's next change swaps."""
-    return keys.lock_key(unique.lock_kind, value)[PARTITION_KEY]
+    return keys.lock_key(unique.lock_kind, value)[PK]
 
 
 def _lock_value(lock: Item, keyed_value: str) -> str:
     """The value a lock was taken for: its `value` attribute, or for a lock without one, its key's text."""
-    stored = lock.get(LOCK_VALUE)
+    stored = lock.get(VALUE)
     return stored if isinstance(stored, str) else keyed_value
 
 
 def _judge_owner(entity: Entity, item: Item, locks: dict[str, Item]) -> list[Finding]:
-    owner = str(item[PARTITION_KEY])
+    owner = str(item[PK])
     owner_id = _id_of(entity, item, owner)
 
     def found(problem: str, lock: str | None, name: str, value: str | None, detail: str) -> Finding:
-        return Finding(problem, lock, owner_id, name, value, detail, entity=entity.kind, owner=owner)
+        return Finding(
+            problem=problem,
+            lock=lock,
+            owner_id=owner_id,
+            field=name,
+            value=value,
+            detail=detail,
+            entity=entity.kind,
+            owner=owner,
+        )
 
     findings = []
     for unique in entity.unique:
@@ -243,7 +286,7 @@ def _judge_owner(entity: Entity, item: Item, locks: dict[str, Item]) -> list[Fin
         if not isinstance(value, str):
             findings.append(found(MISSING_VALUE, None, name, None, f"{entity.kind} has no {name}"))
             continue
-        partition = keys.lock_key(unique.lock_kind, value)[PARTITION_KEY]
+        partition = keys.lock_key(unique.lock_kind, value)[PK]
         lock = locks.get(partition)
         if lock is None:
             findings.append(found(MISSING_LOCK, partition, name, value, f"no lock for its {name}"))
@@ -299,7 +342,7 @@ def _still_broken(finding: Finding) -> Finding | None:
     if finding.value is not None:
         lock = reads.get_item(keys.lock_key(entity.unique_field(finding.field).lock_kind, finding.value))
         if lock is not None:
-            locks[lock[PARTITION_KEY]] = lock
+            locks[lock[PK]] = lock
     return next((f for f in _judge_owner(entity, item, locks) if f.field == finding.field), None)
 
 
@@ -307,7 +350,7 @@ def _still_broken(finding: Finding) -> Finding | None:
 
 
 def _no_longer_has(name: str, value: str) -> ConditionBase:
-    return Attr(PARTITION_KEY).not_exists() | Attr(name).not_exists() | Attr(name).ne(value)
+    return Attr(PK).not_exists() | Attr(name).not_exists() | Attr(name).ne(value)
 
 
 def _repair_orphan(finding: Finding) -> bool:
@@ -320,7 +363,7 @@ def _repair_orphan(finding: Finding) -> bool:
         return True  # already gone: nothing left to repair
     owner = lock.get(OWNER)
     same_owner = Attr(OWNER).not_exists() if owner is None else Attr(OWNER).eq(owner)
-    actions = [writes.delete(lock_key, Attr(PARTITION_KEY).exists() & same_owner)]
+    actions = [writes.delete(lock_key, Attr(PK).exists() & same_owner)]
     owner_key = _owner_key_of(lock)
     if owner_key is not None:
         actions.append(writes.condition_check(owner_key, _no_longer_has(finding.field, finding.value)))
@@ -333,10 +376,10 @@ def _repair_missing(finding: Finding) -> bool:
     if owner_key is None or entity is None or finding.value is None:
         return False
     protected = ProtectedValue(finding.field, entity.unique_field(finding.field).lock_kind, finding.value)
-    still_has_value = Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
+    still_has_value = Attr(PK).exists() & Attr(finding.field).eq(finding.value)
     actions = [
         writes.condition_check(owner_key, still_has_value),
-        *uniqueness.reserve_unique_values(owner_key[PARTITION_KEY], [protected]),
+        *uniqueness.reserve_unique_values(owner_key[PK], [protected]),
     ]
     return _repaired(actions)
 
@@ -358,7 +401,7 @@ def _repair_stale_key(finding: Finding) -> bool:
         return False
     unique = entity.unique_field(finding.field)
     current = ProtectedValue(finding.field, unique.lock_kind, finding.value)
-    held_by_owner = Attr(PARTITION_KEY).exists() & Attr(OWNER).eq(finding.owner)
+    held_by_owner = Attr(PK).exists() & Attr(OWNER).eq(finding.owner)
     existing = reads.get_item(current.key)
     if existing is None:
         take_current = uniqueness.reserve_unique_values(finding.owner, [current])
@@ -370,7 +413,7 @@ def _repair_stale_key(finding: Finding) -> bool:
         writes.delete(keys.lock_key_of_partition(finding.lock), held_by_owner),
         *take_current,
         writes.condition_check(
-            entity.key_of_partition(finding.owner), Attr(PARTITION_KEY).exists() & Attr(finding.field).eq(finding.value)
+            entity.key_of_partition(finding.owner), Attr(PK).exists() & Attr(finding.field).eq(finding.value)
         ),
     ]
     return _repaired(actions)
@@ -413,5 +456,5 @@ def audit_page(page: list[Item], report: AuditReport, *, repair: bool, entities:
         if confirmed is None:
             continue
         if repair:
-            confirmed = confirmed._replace(repaired=_repair(confirmed))
+            confirmed = confirmed.replaced(repaired=_repair(confirmed))
         report.findings.append(confirmed)

@@ -24,12 +24,13 @@ import re
 import unicodedata
 
 from ddbguard.errors import FieldError, InvalidInput
-from ddbguard.guards.entity import UniqueKind
+from ddbguard.guards.fields import FOLDED, UniqueKind
 from ddbguard.limits import (
     DEFAULT_IGNORABLE_CLASS,
     DISPLAY_NAME_MAX_BYTES,
     DISPLAY_NAME_MAX_CHARS,
     EMAIL_MAX_BYTES,
+    EMAIL_MIN_CHARS,
     USERNAME_MAX_CHARS,
     USERNAME_MIN_CHARS,
     USERNAME_PATTERN,
@@ -37,7 +38,7 @@ from ddbguard.limits import (
     shows_something,
     utf8_length,
 )
-from ddbguard.store import schema
+from ddbguard.store import attribute_names
 from ddbguard.store.confusables import ambiguous_characters, fold_keeping_ambiguous
 
 # Code points a renderer shows as nothing (limits.DEFAULT_IGNORABLE_CLASS): refused in unique values here.
@@ -101,7 +102,7 @@ def unseen_character_problem(normalised: str, field: str) -> FieldError | None:
     return None
 
 
-def email_problem(normalised: str, field: str = schema.EMAIL) -> FieldError | None:
+def email_problem(normalised: str, field: str = attribute_names.EMAIL) -> FieldError | None:
     """Why a normalised email is unacceptable, or None. Shape only: one @, both parts, no spaces."""
     if utf8_length(normalised) > EMAIL_MAX_BYTES:
         return FieldError(field, "too_long", f"An email is at most {EMAIL_MAX_BYTES} bytes (UTF-8) once normalised.")
@@ -120,7 +121,7 @@ def email_problem(normalised: str, field: str = schema.EMAIL) -> FieldError | No
     return unseen_character_problem(normalised, field)
 
 
-def username_problem(normalised: str, field: str = schema.USERNAME) -> FieldError | None:
+def username_problem(normalised: str, field: str = attribute_names.USERNAME) -> FieldError | None:
     """Why a normalised handle (a username) is unacceptable, or None."""
     if not USERNAME_PATTERN.fullmatch(normalised):
         return FieldError(
@@ -142,10 +143,35 @@ def code_problem(normalised: str, field: str) -> FieldError | None:
     return None
 
 
-# The kinds of unique value an entity may declare (`ddbguard.guards.entity.Unique`); add one here.
-EMAIL = UniqueKind("email", email_form, lambda field, value: email_problem(value, field))
-HANDLE = UniqueKind("handle", unique_form, lambda field, value: username_problem(value, field))
-CODE = UniqueKind("code", unique_form, lambda field, value: code_problem(value, field))
+# The kinds of unique value an entity may declare (`ddbguard.guards.fields.unique`); add one here. What each
+# publishes in the API description is what it accepts: an email's shape, or the normalised form's characters.
+EMAIL = UniqueKind(
+    name="email",
+    form=email_form,
+    problem=lambda field, value: email_problem(value, field),
+    email=True,
+    max_length=EMAIL_MAX_BYTES,
+    min_sent=EMAIL_MIN_CHARS,
+    description=f"One @ with text on both sides, no spaces or control characters; at most {EMAIL_MAX_BYTES} UTF-8"
+    f" bytes once normalised ({FOLDED}).",
+)
+HANDLE = UniqueKind(
+    name="handle",
+    form=unique_form,
+    problem=lambda field, value: username_problem(value, field),
+    pattern="[a-z0-9_.-]",
+    min_length=USERNAME_MIN_CHARS,
+    max_length=USERNAME_MAX_CHARS,
+    description=f"{USERNAME_MIN_CHARS} to {USERNAME_MAX_CHARS} of A-Z, a-z, 0-9, '_', '.', '-' once normalised"
+    f" ({FOLDED}); compared case-insensitively.",
+)
+CODE = UniqueKind(
+    name="code",
+    form=unique_form,
+    problem=lambda field, value: code_problem(value, field),
+    pattern="[a-z0-9_.-]",
+    max_length=64,
+)
 
 
 def clean_display_name(raw: str) -> str:
@@ -157,7 +183,7 @@ def clean_display_name(raw: str) -> str:
             "The display name is not acceptable.",
             [
                 FieldError(
-                    schema.DISPLAY_NAME,
+                    attribute_names.DISPLAY_NAME,
                     "invalid_format",
                     f"A display name is 1 to {DISPLAY_NAME_MAX_CHARS} visible characters.",
                 )

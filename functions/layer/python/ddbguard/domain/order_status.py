@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
-from ddbguard.store.schema import STATUS
-
-PENDING = "PENDING"
-PAID = "PAID"
-SHIPPED = "SHIPPED"
-DELIVERED = "DELIVERED"
-CANCELLED = "CANCELLED"
-REFUNDED = "REFUNDED"
+# The statuses are declared with the order (its `status` field is a choice of them).
+from ddbguard.domain.entities.orders import CANCELLED, DELIVERED, PAID, PENDING, REFUNDED, SHIPPED
+from ddbguard.store.attribute_names import STATUS
 
 # current status -> the statuses it may move to
 TRANSITIONS: dict[str, frozenset[str]] = {

@@ -28,38 +28,37 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.domain import order_status
 from ddbguard.domain.entities.orders import ORDER
-from ddbguard.domain.projections import public_order
-from ddbguard.domain.views import OrderView
 from ddbguard.errors import DomainError, FieldError, InvalidInput, InvalidTransition, NotFound
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards import money, replays, versioning
+from ddbguard.guards.entity import PublicItem
 from ddbguard.guards.ownership import is_visible, owned_by
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.retry import reread_and_retry
 from ddbguard.limits import MAX_ORDER_TOTAL_CENTS
+from ddbguard.records import Record
 from ddbguard.store import keys, writes
-from ddbguard.store.ids import now_iso
-from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
-from ddbguard.store.schema import (
+from ddbguard.store.attribute_names import (
     ACCOUNT_ID,
+    ITEMS,
     ORDER_ID,
-    ORDER_LINES,
     OWNER_SUB,
     PAID_AT,
     QUANTITY,
     REFUNDED_AT,
     STATUS,
-    TOTAL,
-    UNIT_PRICE,
+    TOTAL_CENTS,
+    UNIT_PRICE_CENTS,
     UPDATED_AT,
     VERSION,
 )
+from ddbguard.store.ids import now_iso
+from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
 from ddbguard.store.shapes import Item
 
 PAYMENT_ENTRY_TYPE = "withdrawal"
@@ -77,7 +76,9 @@ def _transition_refusal(order_id: str, expected: int, target: str) -> operations
     def explain(item: Item) -> DomainError | None:
         if item.get(VERSION) != expected:
             return None  # stale: 412 with the current order
-        return InvalidTransition(str(item.get(STATUS)), target, current=public_order(item), subject=f"Order {order_id}")
+        return InvalidTransition(
+            str(item.get(STATUS)), target, current=ORDER.project(item), subject=f"Order {order_id}"
+        )
 
     return explain
 
@@ -92,25 +93,25 @@ def create_order(
     *,
     order_id: str | None = None,
     identity: RequestIdentity | None = None,
-) -> OrderView:
+) -> PublicItem:
     """A PENDING order at version 0 for one of the caller's accounts, in one transaction:
     the account check and the put (never an overwrite) succeed together or not at all."""
-    total = sum(line[QUANTITY] * line[UNIT_PRICE] for line in items)
+    total = sum(line[QUANTITY] * line[UNIT_PRICE_CENTS] for line in items)
     if total > MAX_ORDER_TOTAL_CENTS:
         raise InvalidInput(
             f"The order total {total} is over {MAX_ORDER_TOTAL_CENTS} cents.",
-            [FieldError(ORDER_LINES, "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
+            [FieldError(ITEMS, "total_too_large", f"The total may be at most {MAX_ORDER_TOTAL_CENTS} cents.")],
         )
     values: dict[str, object] = {
         ACCOUNT_ID: account_id,
         STATUS: order_status.PENDING,
-        ORDER_LINES: [dict(line) for line in items],
-        TOTAL: total,
+        ITEMS: [dict(line) for line in items],
+        TOTAL_CENTS: total,
     }
     account_is_callers = writes.condition_check(keys.account_key(account_id), owned_by(caller_sub))
     no_account = NotFound("account_not_found", f"No account {account_id}.", field=ACCOUNT_ID)
     checks: operations.Checks = {"account": (account_is_callers, lambda _: no_account)}
-    return public_order(
+    return ORDER.project(
         operations.create(ORDER, caller_sub, values, item_id=order_id, identity=identity, checks=checks)
     )
 
@@ -127,7 +128,7 @@ def update_rules(order_id: str, expected: int, values: Mapping[str, object]) -> 
     def explain(item: Item) -> DomainError | None:
         if target in order_status.MONEY_ONLY:
             # Never by PATCH, at any version: say so rather than 412, which would invite a retry.
-            refusal = InvalidTransition(str(item.get(STATUS)), target, current=public_order(item))
+            refusal = InvalidTransition(str(item.get(STATUS)), target, current=ORDER.project(item))
             route = "pay" if target == order_status.PAID else "refund"
             refusal.detail = f"An order becomes {target} only through POST /orders/{order_id}/{route}."
             return refusal
@@ -153,31 +154,38 @@ class _LostRace(Exception):
     """The order changed between our read and our write but may still be movable: decide again."""
 
 
-class _MoneyMove(NamedTuple):
+class _MoneyMove(Record):
     """How paying or refunding moves an order and its money."""
 
-    source: str  # the status it moves from
-    target: str  # and to
-    entry_type: str
-    sign: int  # -1: the total leaves the ledger; +1: it returns
-    stamp: str  # the attribute that records when
+    __slots__ = ("entry_type", "sign", "source", "stamp", "target")
+
+    def __init__(self, *, source: str, target: str, entry_type: str, sign: int, stamp: str) -> None:
+        self.source = source  # the status it moves from
+        self.target = target  # and to
+        self.entry_type = entry_type
+        self.sign = sign  # -1: the total leaves the ledger; +1: it returns
+        self.stamp = stamp  # the attribute that records when
 
 
-PAYMENT = _MoneyMove(order_status.PENDING, order_status.PAID, PAYMENT_ENTRY_TYPE, -1, PAID_AT)
-REFUND = _MoneyMove(order_status.PAID, order_status.REFUNDED, REFUND_ENTRY_TYPE, +1, REFUNDED_AT)
+PAYMENT = _MoneyMove(
+    source=order_status.PENDING, target=order_status.PAID, entry_type=PAYMENT_ENTRY_TYPE, sign=-1, stamp=PAID_AT
+)
+REFUND = _MoneyMove(
+    source=order_status.PAID, target=order_status.REFUNDED, entry_type=REFUND_ENTRY_TYPE, sign=+1, stamp=REFUNDED_AT
+)
 
 
-def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> OrderView:
+def pay_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> PublicItem:
     """PENDING -> PAID, the ledger debit and its entry, in one transaction (see the module doc)."""
     return _move_money(order_id, caller_sub, identity, PAYMENT)
 
 
-def refund_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> OrderView:
+def refund_order(order_id: str, caller_sub: str, identity: RequestIdentity) -> PublicItem:
     """PAID -> REFUNDED, the total back onto the ledger and a `refund` entry, in one transaction, once."""
     return _move_money(order_id, caller_sub, identity, REFUND)
 
 
-def _move_money(order_id: str, caller_sub: str, identity: RequestIdentity, move: _MoneyMove) -> OrderView:
+def _move_money(order_id: str, caller_sub: str, identity: RequestIdentity, move: _MoneyMove) -> PublicItem:
     """The order and the request's marker are read together (one BatchGetItem): a retry of a movement that went
     through answers from its marker at once. A concurrent change of the order between read and write is retried
     from a fresh read, a bounded number of times (ddbguard.guards.retry)."""
@@ -195,16 +203,16 @@ def _move_once(
     caller_sub: str,
     identity: RequestIdentity,
     move: _MoneyMove,
-) -> OrderView:
+) -> PublicItem:
     if marker is not None:
-        replayed: money.MovementResult[OrderView] = money.replay(marker, identity, with_entries=False)
+        replayed: money.MovementResult[PublicItem] = money.replay(marker, identity, with_entries=False)
         return replayed.result
     if order is None or not is_visible(order, caller_sub):  # a tombstone has no owner: nobody's
         raise _not_found(order_id)
     read_version = int(order[VERSION])
-    total = int(order[TOTAL])
+    total = int(order[TOTAL_CENTS])
     now = now_iso()
-    moved = public_order({**order, STATUS: move.target, VERSION: read_version + 1, UPDATED_AT: now})
+    moved = ORDER.project({**order, STATUS: move.target, VERSION: read_version + 1, UPDATED_AT: now})
     change = money.BalanceChange(
         account_id=order[ACCOUNT_ID],
         entry_type=move.entry_type,
@@ -232,6 +240,6 @@ def _move_once(
         if current.get(STATUS) == move.source and current.get(VERSION) != read_version:
             raise _LostRace() from None
         raise InvalidTransition(
-            str(current.get(STATUS)), move.target, current=public_order(current), subject=f"Order {order_id}"
+            str(current.get(STATUS)), move.target, current=ORDER.project(current), subject=f"Order {order_id}"
         ) from None
     return outcome.result

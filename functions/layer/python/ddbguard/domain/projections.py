@@ -1,8 +1,9 @@
-"""What clients see of each item kind: one projection per kind, nothing else strips keys or bookkeeping.
+"""What clients see of a ledger's items: its balance and its entries, nothing else strips keys or bookkeeping.
 
-Each projection's fields are its view's (`ddbguard.domain.views`), read from the view's declaration, so a field
-is named once. A stored item comes back from the store untyped (`Item`); picking the view's fields from it is
-where it becomes the view, hence the one `cast` per projection.
+An entity's items (accounts, orders) are projected by their declaration (`Entity.project`, from its fields). A
+ledger's balance and entries are no entity: each projection's fields are its view's (`ddbguard.domain.views`), read
+from the view's declaration, so a field is named once. A stored item comes back from the store untyped (`Item`);
+picking the view's fields from it is where it becomes the view, hence the one `cast` per projection.
 """
 
 from __future__ import annotations
@@ -10,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from ddbguard.domain.views import AccountView, BalanceView, EntryView, OrderView
-from ddbguard.store.schema import AVAILABLE, CLEARED, CLOSING, HELD, VERSION
+from ddbguard.domain.views import BalanceView, EntryView
+from ddbguard.store.attribute_names import AVAILABLE_CENTS, CLEARED_CENTS, HOLD_CENTS, VERSION
 
-ACCOUNT_FIELDS = tuple(AccountView.__annotations__)
-ORDER_FIELDS = tuple(OrderView.__annotations__)
 BALANCE_FIELDS = tuple(BalanceView.__annotations__)
 # Always present on an entry; the rest only where its type has them (holdId, orderId, transferId, ...).
 ENTRY_FIELDS = tuple(name for name in EntryView.__annotations__ if name in EntryView.__required_keys__)
@@ -28,19 +27,9 @@ def _pick(item: Stored, fields: tuple[str, ...]) -> dict[str, object]:
     return {name: item.get(name) for name in fields}
 
 
-def public_account(item: Stored) -> AccountView:
-    """`displayName` is null when the owner never gave one: the service does not invent a name. An account written
-    before `closing` existed is open."""
-    return cast(AccountView, {**_pick(item, ACCOUNT_FIELDS), CLOSING: bool(item.get(CLOSING, False))})
-
-
-def public_order(item: Stored) -> OrderView:
-    return cast(OrderView, _pick(item, ORDER_FIELDS))
-
-
 def public_balance(item: Stored) -> BalanceView:
     public = _pick(item, BALANCE_FIELDS)
-    for name in (CLEARED, HELD, AVAILABLE, VERSION):
+    for name in (CLEARED_CENTS, HOLD_CENTS, AVAILABLE_CENTS, VERSION):
         public[name] = int(cast(int, item[name]))
     return cast(BalanceView, public)
 

@@ -14,7 +14,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from ddbguard.store import keys
-from ddbguard.store.schema import LOCK_FIELD
+from ddbguard.store.attribute_names import FIELD
 
 if TYPE_CHECKING:  # the audit imports more than a tag needs
     from ddbguard.domain.lock_audit import Finding
@@ -36,7 +36,7 @@ class Pseudonyms:
         """A lock-audit finding as it is logged: the value and the lock key as tags."""
         return {
             "problem": finding.problem,
-            LOCK_FIELD: finding.field,
+            FIELD: finding.field,
             "entity": finding.entity,
             "ownerId": finding.owner_id,
             "lock": self.lock_partition(finding.lock) if finding.lock else None,

@@ -22,8 +22,8 @@ from ddbguard.errors import Busy
 from ddbguard.guards.settlement import settle_balance
 from ddbguard.observability import logger
 from ddbguard.store import keys, reads
+from ddbguard.store.attribute_names import ACCOUNT_ID, PK, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 from ddbguard.store.ids import time_of_sortable_id
-from ddbguard.store.schema import ACCOUNT_ID, PARTITION_KEY, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 
 # Balances whose oldest unsettled value is younger than this are left to the stream.
 DEFAULT_MIN_AGE_S = 60.0
@@ -53,7 +53,7 @@ def unsettled_balances(*, page_size: int = 1000) -> Iterator[tuple[str, float]]:
     for shard in keys.unsettled_shards():
         for page in reads.index_pages(UNSETTLED_INDEX, Key(UNSETTLED_SHARD).eq(shard), page_size=page_size):
             for balance in page:
-                account_id = keys.account_id_of(str(balance[PARTITION_KEY]))
+                account_id = keys.account_id_of(str(balance[PK]))
                 if account_id is None:  # the index holds balances only; anything else is not ours to settle
                     continue
                 yield account_id, max(0.0, now - time_of_sortable_id(str(balance[UNSETTLED_SINCE])))

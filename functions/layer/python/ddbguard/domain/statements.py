@@ -20,19 +20,19 @@ from ddbguard.guards.money import ledger_not_found
 from ddbguard.guards.ownership import visible_or_refuse
 from ddbguard.limits import PAGE_DEFAULT
 from ddbguard.store import keys, reads
-from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
-from ddbguard.store.items import BalanceItem
-from ddbguard.store.schema import (
-    AVAILABLE,
-    AVAILABLE_AFTER,
-    CLEARED,
+from ddbguard.store.attribute_names import (
+    AVAILABLE_CENTS,
+    AVAILABLE_CENTS_AFTER,
+    CLEARED_CENTS,
     ENTRY_ID,
-    HELD,
-    PARTITION_KEY,
-    SORT_KEY,
-    UNSETTLED_VALUES,
+    HOLD_CENTS,
+    PENDING,
+    PK,
+    SK,
     VERSION,
 )
+from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
+from ddbguard.store.items import BalanceItem
 from ddbguard.store.shapes import Key
 
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
@@ -44,12 +44,8 @@ def decode_statement_cursor(cursor: str, account_id: str) -> Key:
         key = decode_cursor(cursor, keys.account_partition(account_id))
     except BadCursor:
         raise _bad_cursor() from None
-    entry_id = keys.entry_id_of(key[SORT_KEY])
-    if (
-        key[PARTITION_KEY] != keys.account_partition(account_id)
-        or entry_id is None
-        or not _ENTRY_ID.fullmatch(entry_id)
-    ):
+    entry_id = keys.entry_id_of(key[SK])
+    if key[PK] != keys.account_partition(account_id) or entry_id is None or not _ENTRY_ID.fullmatch(entry_id):
         raise _bad_cursor()
     return keys.entry_key(account_id, entry_id)
 
@@ -70,16 +66,16 @@ def get_statement(
         caller_sub,
         lambda: ledger_not_found(account_id),
     )
-    entry_range = KeyCondition(PARTITION_KEY).eq(keys.account_partition(account_id)) & KeyCondition(
-        SORT_KEY
-    ).begins_with(keys.ENTRY_PREFIX)
+    entry_range = KeyCondition(PK).eq(keys.account_partition(account_id)) & KeyCondition(SK).begins_with(
+        keys.ENTRY_PREFIX
+    )
     items, last_key = reads.query_page(entry_range, limit=limit, start_key=start_key, newest_first=True)
     entries = _with_available_after([public_entry(item) for item in items], balance, account_id)
     public = public_balance(balance)
     return StatementView(
-        clearedCents=public[CLEARED],
-        holdCents=public[HELD],
-        availableCents=public[AVAILABLE],
+        clearedCents=public[CLEARED_CENTS],
+        holdCents=public[HOLD_CENTS],
+        availableCents=public[AVAILABLE_CENTS],
         version=public[VERSION],
         entries=entries,
         nextCursor=encode_cursor(last_key) if last_key else None,
@@ -88,18 +84,18 @@ def get_statement(
 
 def _with_available_after(entries: list[EntryView], balance: BalanceItem, account_id: str) -> list[EntryView]:
     """Fill `availableCentsAfter` of entries whose movement has not been settled yet (see guards.money)."""
-    pending = balance.get(UNSETTLED_VALUES) or {}
-    missing = [e for e in entries if e.get(AVAILABLE_AFTER) is None and e[ENTRY_ID] not in pending]
+    pending = balance.get(PENDING) or {}
+    missing = [e for e in entries if e.get(AVAILABLE_CENTS_AFTER) is None and e[ENTRY_ID] not in pending]
     if missing:
         # Committed after the balance was read: its value is in a fresher balance, or already on the entry.
-        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(UNSETTLED_VALUES) or {})}
+        pending = {**pending, **((reads.get_item(keys.balance_key(account_id)) or {}).get(PENDING) or {})}
     filled = []
     for entry in entries:
-        if entry.get(AVAILABLE_AFTER) is None:
+        if entry.get(AVAILABLE_CENTS_AFTER) is None:
             after = pending.get(entry[ENTRY_ID])
             if after is None:
                 stored = reads.get_item(keys.entry_key(account_id, entry[ENTRY_ID])) or {}
-                after = stored.get(AVAILABLE_AFTER)
-            entry = {**entry, AVAILABLE_AFTER: after}
+                after = stored.get(AVAILABLE_CENTS_AFTER)
+            entry = {**entry, AVAILABLE_CENTS_AFTER: after}
         filled.append(entry)
     return filled

@@ -24,7 +24,7 @@ from ddbguard.guards import money
 from ddbguard.guards.money import BalanceChange
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import ACCOUNT_ID, CLOSING, COUNTERPARTY_ACCOUNT_ID, TRANSFER_ID
+from ddbguard.store.attribute_names import ACCOUNT_ID, CLOSING, COUNTERPARTY_ACCOUNT_ID, TRANSFER_ID
 
 FROM_FIELD = "fromAccountId"
 TO_FIELD = "toAccountId"
@@ -38,9 +38,9 @@ def create_transfer(
         raise InvalidInput(message, errors=[FieldError(TO_FIELD, "same_account", message)])
     transfer_id = identity.derived_id("transfer")
     outgoing = BalanceChange(
-        from_account_id,
-        "transfer_out",
-        amount_cents,
+        account_id=from_account_id,
+        entry_type="transfer_out",
+        amount_cents=amount_cents,
         cleared_delta=-amount_cents,
         owner_sub=caller_sub,
         require_funds=True,
@@ -48,9 +48,9 @@ def create_transfer(
         details={TRANSFER_ID: transfer_id, COUNTERPARTY_ACCOUNT_ID: to_account_id},
     )
     incoming = BalanceChange(
-        to_account_id,
-        "transfer_in",
-        amount_cents,
+        account_id=to_account_id,
+        entry_type="transfer_in",
+        amount_cents=amount_cents,
         cleared_delta=amount_cents,
         side_field=TO_FIELD,
         details={TRANSFER_ID: transfer_id, COUNTERPARTY_ACCOUNT_ID: from_account_id},

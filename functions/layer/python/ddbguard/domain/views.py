@@ -1,32 +1,21 @@
-"""What the domain hands back, one typed view per kind: the public projections (`ddbguard.domain.projections`)
-and the replies built from them. Types only: nothing runs at import.
+"""What the domain hands back for what is no entity, one typed view per kind: the ledger's projections
+(`ddbguard.domain.projections`) and the replies built from them. An entity's items (accounts, orders) are its
+projection (`PublicItem`), whose fields its declaration names. Types only: nothing runs at import.
 
-The HTTP edge describes the same shapes to clients (`ddbguard_api.schemas`); tests/unit/test_views.py checks
-that both name the same fields with the same optionality. Field names are the public ones of docs/api.md.
+The HTTP edge describes the same shapes to clients (`ddbguard_api.models.response_models`);
+tests/unit/test_views.py checks that both name the same fields with the same optionality.
+Field names are the public ones of docs/api.md.
 """
 
 # No `from __future__ import annotations`: `NotRequired` must be seen at runtime, so the views know their
 # optional keys (`__optional_keys__`), which the projections and the schema check read.
 from typing import NotRequired, TypedDict
 
-from ddbguard.store.items import OrderLine
-
-
-class AccountView(TypedDict):
-    """`displayName` is null when the owner never gave one: the service does not invent a name."""
-
-    accountId: str
-    email: str
-    username: str
-    displayName: str | None
-    closing: bool
-    version: int
-    createdAt: str
-    updatedAt: str
+from ddbguard.guards.entity import PublicItem
 
 
 class AccountPage(TypedDict):
-    accounts: list[AccountView]
+    accounts: list[PublicItem]  # each the account entity's projection
     nextCursor: str | None
 
 
@@ -83,14 +72,3 @@ class StatementView(TypedDict):
     version: int
     entries: list[EntryView]
     nextCursor: str | None
-
-
-class OrderView(TypedDict):
-    orderId: str
-    accountId: str
-    status: str
-    items: list[OrderLine]
-    totalCents: int
-    version: int
-    createdAt: str
-    updatedAt: str

@@ -1,7 +1,7 @@
 """An entity declaration: what must hold about one kind of item, said once.
 
-A declaration names the item kind, its fields (`ddbguard.guards.fields`: types, constraints, examples;
-or, as the first entities do, only the public ones), its key scheme (global ids, or ids scoped to their
+A declaration names the item kind, its fields (`ddbguard.guards.fields`: kinds, constraints, examples), its key
+scheme (global ids, or ids scoped to their
 owner behind an owner tag), the owner attribute, whether it is versioned, its unique fields (each with the
 kind of value it holds, which says how it is normalised and checked), the public projection and the 404
 code. `ddbguard.guards.entity_operations` builds create / get / update / delete from it, the lock audit
@@ -12,14 +12,14 @@ patterns of the routes that name it. Nothing here touches DynamoDB, so declaring
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from dataclasses import field as dataclass_field
 from typing import NamedTuple
 
 from ddbguard.errors import FieldError, InvalidInput
 from ddbguard.guards.fields import Field, UniqueKind
 from ddbguard.store import keys
-from ddbguard.store.schema import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
+from ddbguard.store.attribute_names import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Key
 
 # What clients see of an item of a declared entity: its public fields (which only its declaration knows).
@@ -72,11 +72,13 @@ _LOCK_KINDS: dict[str, tuple[str, str]] = {}  # lock kind -> (item kind, field)
 @dataclass(frozen=True)
 class Entity:
     """Empty `prefix`, `sort`, `id_field` and `not_found` follow from the kind: product -> PRODUCT#,
-    PRODUCT, productId, product_not_found. Declared `fields` give the public projection (the id, the fields,
-    the version, createdAt, updatedAt) and the unique fields (those of a unique kind)."""
+    PRODUCT, productId, product_not_found. The declared `fields` give the public projection (the id, the fields,
+    the version, createdAt, updatedAt), the unique fields (those of a unique kind) and what a field reads as on an
+    item that lacks it (its default: an item written before the field existed)."""
 
     kind: str  # the item's `kind` attribute, and the word for it in messages ("account")
-    public: tuple[str, ...] = ()  # the fields clients see
+    _: KW_ONLY
+    fields: Mapping[str, Field] = dataclass_field(compare=False)
     prefix: str = ""  # partition-key prefix ("ACCT#")
     sort: str = ""  # the item's sort key ("PROFILE")
     id_field: str = ""  # "accountId"
@@ -84,12 +86,12 @@ class Entity:
     ids: str = GLOBAL_IDS
     owner: str = OWNER_SUB  # the attribute holding the owner's `sub`
     versioned: bool = True
-    unique: tuple[Unique, ...] = ()
     owner_index: bool = False  # listed under its owner (`ddbguard.guards.owner_index`)
     admin_reads: bool = False  # members of the admin group may read any item (a generic GET)
-    fields: Mapping[str, Field] = dataclass_field(default_factory=dict, compare=False)
-    # What a public field reads as on an item that lacks it (one written before the field existed).
-    defaults: Mapping[str, object] = dataclass_field(default_factory=dict, compare=False)
+    # Derived from `fields`:
+    public: tuple[str, ...] = dataclass_field(init=False, default=())  # what clients see, in order
+    unique: tuple[Unique, ...] = dataclass_field(init=False, default=())
+    defaults: Mapping[str, object] = dataclass_field(init=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         defaults = {
@@ -101,12 +103,11 @@ class Entity:
         for name, value in defaults.items():
             if not getattr(self, name):
                 object.__setattr__(self, name, value)
-        if self.fields:
-            self._derive_from_fields()
-        if not self.public:
-            raise ValueError(f"{self.kind}: declare its fields (or its public ones)")
+        if not self.fields:
+            raise ValueError(f"{self.kind}: declare its fields")
         if self.ids not in (GLOBAL_IDS, OWNER_SCOPED_IDS):
             raise ValueError(f"{self.kind}: ids must be {GLOBAL_IDS!r} or {OWNER_SCOPED_IDS!r}")
+        self._derive_from_fields()
         for unique in self.unique:
             claimed = _LOCK_KINDS.setdefault(unique.lock_kind, (self.kind, unique.field))
             if claimed != (self.kind, unique.field):
@@ -114,15 +115,15 @@ class Entity:
         _DECLARED[self.kind] = self
 
     def _derive_from_fields(self) -> None:
-        if self.public or self.unique:
-            raise ValueError(f"{self.kind}: with fields declared, public and unique follow from them")
         stamps = (VERSION,) if self.versioned else ()
         public = (self.id_field, *self.fields, *stamps, CREATED_AT, UPDATED_AT)
         unique = tuple(
             Unique(name, spec.unique, spec.lock) for name, spec in self.fields.items() if spec.unique is not None
         )
+        defaults = {name: spec.default for name, spec in self.fields.items() if spec.default is not None}
         object.__setattr__(self, "public", public)
         object.__setattr__(self, "unique", unique)
+        object.__setattr__(self, "defaults", defaults)
 
     # --- keys -------------------------------------------------------------------------------
 

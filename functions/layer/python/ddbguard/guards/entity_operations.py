@@ -37,9 +37,9 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.guards.uniqueness import RELEASES, ProtectedValue, lock_slot, protected_values
 from ddbguard.observability import MetricName, count, logger
 from ddbguard.store import reads, writes
+from ddbguard.store.attribute_names import CREATED_AT, KIND, UPDATED_AT, VERSION
 from ddbguard.store.ids import new_id, now_iso
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import CREATED_AT, KIND, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Action, Item
 
 ITEM = "item"  # the entity's own write, in its plan

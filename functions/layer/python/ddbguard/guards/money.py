@@ -27,47 +27,76 @@ from ddbguard.guards import replays
 from ddbguard.guards.ownership import is_visible
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
+from ddbguard.records import Record
 from ddbguard.store import keys, reads, writes
-from ddbguard.store.ids import now_iso, time_sortable_id
-from ddbguard.store.items import Entry, EntryDetails, EntryItem, RequestMarker
-from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import (
+from ddbguard.store.attribute_names import (
     ACCOUNT_ID,
-    AMOUNT,
-    AVAILABLE,
-    AVAILABLE_AFTER,
-    CLEARED,
+    AFTER,
+    AMOUNT_CENTS,
+    AVAILABLE_CENTS,
+    AVAILABLE_CENTS_AFTER,
+    CLEARED_CENTS,
     CREATED_AT,
+    ENTRIES,
     ENTRY_ID,
-    ENTRY_TYPE,
-    HELD,
-    MARKER_ENTRIES,
-    MARKER_SETTLED,
+    HOLD_CENTS,
     OWNER_SUB,
-    PARTITION_KEY,
+    PENDING,
+    PK,
     REQUEST_DIGEST,
+    TYPE,
     UNSETTLED_SHARD,
     UNSETTLED_SINCE,
-    UNSETTLED_VALUES,
     UPDATED_AT,
     VERSION,
 )
+from ddbguard.store.ids import now_iso, time_sortable_id
+from ddbguard.store.items import Entry, EntryDetails, EntryItem, RequestMarker
+from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.shapes import Action, Item
 
 
-class BalanceChange(NamedTuple):
+class BalanceChange(Record):
     """One side of a movement: how one ledger's balance changes and the entry that records it."""
 
-    account_id: str
-    entry_type: str
-    amount_cents: int
-    cleared_delta: int
-    hold_delta: int = 0
-    owner_sub: str | None = None  # the ledger must belong to this caller; None: any open ledger
-    require_funds: bool = False  # availableCents >= amount_cents, checked in the write
-    side_field: str | None = None  # the request field naming this side, for refusals
-    details: EntryDetails = EntryDetails()  # shared when not given: only ever read (`**details`)
-    incoming: bool = False  # money from someone else: it may take only the incoming part of the unsettled bound
+    __slots__ = (
+        "account_id",
+        "amount_cents",
+        "cleared_delta",
+        "details",
+        "entry_type",
+        "hold_delta",
+        "incoming",
+        "owner_sub",
+        "require_funds",
+        "side_field",
+    )
+
+    def __init__(
+        self,
+        *,
+        account_id: str,
+        entry_type: str,
+        amount_cents: int,
+        cleared_delta: int,
+        hold_delta: int = 0,
+        owner_sub: str | None = None,
+        require_funds: bool = False,
+        side_field: str | None = None,
+        details: EntryDetails | None = None,
+        incoming: bool = False,
+    ) -> None:
+        self.account_id = account_id
+        self.entry_type = entry_type
+        self.amount_cents = amount_cents
+        self.cleared_delta = cleared_delta
+        self.hold_delta = hold_delta
+        self.owner_sub = owner_sub  # the ledger must belong to this caller; None: any open ledger
+        self.require_funds = require_funds  # availableCents >= amount_cents, checked in the write
+        self.side_field = side_field  # the request field naming this side, for refusals
+        self.details: EntryDetails = details or EntryDetails()  # only ever read (`**details`)
+        # Money from someone else: it may take only the incoming part of the unsettled bound.
+        self.incoming = incoming
 
     @property
     def available_delta(self) -> int:
@@ -95,13 +124,13 @@ class ExtraGuardFailed(Exception):
 
 
 def balance_guard(change: BalanceChange) -> ConditionBase:
-    condition: ConditionBase = Attr(PARTITION_KEY).exists()
+    condition: ConditionBase = Attr(PK).exists()
     if change.owner_sub is not None:
         condition &= Attr(OWNER_SUB).eq(change.owner_sub)
     if change.require_funds:
-        condition &= Attr(AVAILABLE).gte(change.amount_cents)
+        condition &= Attr(AVAILABLE_CENTS).gte(change.amount_cents)
     # Bounded `pending`: refused here, not by the 400 KB item limit (a ValidationError no retry can cure).
-    return condition & Attr(UNSETTLED_VALUES).size().lt(unsettled_bound(change))
+    return condition & Attr(PENDING).size().lt(unsettled_bound(change))
 
 
 def unsettled_bound(change: BalanceChange) -> int:
@@ -118,10 +147,10 @@ def explain_refusal(change: BalanceChange, item: Item | None) -> DomainError | S
     """Why a balance guard failed, from the item the failed write returned."""
     if item is None or (change.owner_sub is not None and not is_visible(item, change.owner_sub)):
         return ledger_not_found(change.account_id, change.side_field)  # not yours answers like absent
-    if change.require_funds and int(item.get(AVAILABLE, 0)) < change.amount_cents:
+    if change.require_funds and int(item.get(AVAILABLE_CENTS, 0)) < change.amount_cents:
         count(MetricName.INSUFFICIENT_FUNDS)
-        return InsufficientFunds(int(item.get(AVAILABLE, 0)), change.amount_cents, field=change.side_field)
-    if len(item.get(UNSETTLED_VALUES) or {}) >= unsettled_bound(change):
+        return InsufficientFunds(int(item.get(AVAILABLE_CENTS, 0)), change.amount_cents, field=change.side_field)
+    if len(item.get(PENDING) or {}) >= unsettled_bound(change):
         count(MetricName.SETTLEMENT_BEHIND)
         return SettlementBehind(change.account_id, field=change.side_field)
     raise RuntimeError(f"balance guard of {change.account_id} failed for no known reason: {item!r}")
@@ -132,12 +161,12 @@ def _balance_update(change: BalanceChange, entry_id: str, now: str) -> Action:
         keys.balance_key(change.account_id),
         set_values={UPDATED_AT: now},
         increments={
-            CLEARED: change.cleared_delta,
-            HELD: change.hold_delta,
-            AVAILABLE: change.available_delta,
+            CLEARED_CENTS: change.cleared_delta,
+            HOLD_CENTS: change.hold_delta,
+            AVAILABLE_CENTS: change.available_delta,
             VERSION: 1,
         },
-        derived={(UNSETTLED_VALUES, entry_id): (AVAILABLE, change.available_delta)},
+        derived={(PENDING, entry_id): (AVAILABLE_CENTS, change.available_delta)},
         # Into the unsettled-balances index when the balance starts waiting: set once, so a movement on a balance
         # that already waits changes no index key and writes nothing to the index.
         set_if_absent={UNSETTLED_SHARD: keys.unsettled_shard(change.account_id), UNSETTLED_SINCE: entry_id},
@@ -149,8 +178,8 @@ def _entry(change: BalanceChange, entry_id: str, now: str) -> Entry:
     return {
         ENTRY_ID: entry_id,
         ACCOUNT_ID: change.account_id,
-        ENTRY_TYPE: change.entry_type,
-        AMOUNT: change.amount_cents,
+        TYPE: change.entry_type,
+        AMOUNT_CENTS: change.amount_cents,
         CREATED_AT: now,
         **change.details,
     }
@@ -185,7 +214,7 @@ def move_money(
             **entry,
             REQUEST_DIGEST: request.digest,
         }
-        plan = plan.add(f"entry:{index}", writes.put(stored_entry, Attr(PARTITION_KEY).not_exists()))
+        plan = plan.add(f"entry:{index}", writes.put(stored_entry, Attr(PK).not_exists()))
     for index, action in enumerate(extra_actions):
         plan = plan.add(f"extra:{index}", action)
     try:
@@ -216,27 +245,27 @@ def replay(marker: RequestMarker | None, request: RequestIdentity, *, with_entri
     outcome is what the first attempt stored (`Any`: read back from the table; the caller knows its shape)."""
     result = replays.first_response(marker, request)
     assert marker is not None  # first_response refuses a missing marker
-    settled = marker.get(MARKER_SETTLED) or {}
+    settled = marker.get(AFTER) or {}
     entries: list[Entry] = []
-    for entry in marker.get(MARKER_ENTRIES, []):
+    for entry in marker.get(ENTRIES, []):
         after = settled.get(entry[ENTRY_ID])
-        entries.append(entry if after is None else {**entry, AVAILABLE_AFTER: after})
+        entries.append(entry if after is None else {**entry, AVAILABLE_CENTS_AFTER: after})
     return MovementResult(with_available_after(entries) if with_entries else entries, replayed=True, result=result)
 
 
 def with_available_after(entries: list[Entry]) -> list[Entry]:
     """The entries with their exact `availableCentsAfter`: from `pending` on their balances (one read
     for all of them), or from the entry itself where the settlement already moved it there."""
-    unsettled = [e for e in entries if AVAILABLE_AFTER not in e]
+    unsettled = [e for e in entries if AVAILABLE_CENTS_AFTER not in e]
     if not unsettled:
         return entries
-    balances = {keys.balance_key(e[ACCOUNT_ID])[PARTITION_KEY]: keys.balance_key(e[ACCOUNT_ID]) for e in unsettled}
-    paths = ((PARTITION_KEY,), *((UNSETTLED_VALUES, e[ENTRY_ID]) for e in unsettled))
+    balances = {keys.balance_key(e[ACCOUNT_ID])[PK]: keys.balance_key(e[ACCOUNT_ID]) for e in unsettled}
+    paths = ((PK,), *((PENDING, e[ENTRY_ID]) for e in unsettled))
     if len(balances) == 1:
         found = [reads.get_item(next(iter(balances.values())), attributes=paths) or {}]
     else:
         found = reads.get_items(list(balances.values()), attributes=paths)
-    after = {entry_id: value for item in found for entry_id, value in (item.get(UNSETTLED_VALUES) or {}).items()}
+    after = {entry_id: value for item in found for entry_id, value in (item.get(PENDING) or {}).items()}
     settled = [e for e in unsettled if e[ENTRY_ID] not in after]
     if settled:  # settled meanwhile: the value now lives on the entry (read the same way, one call)
         entry_keys = [keys.entry_key(e[ACCOUNT_ID], e[ENTRY_ID]) for e in settled]
@@ -245,8 +274,8 @@ def with_available_after(entries: list[Entry]) -> list[Entry]:
             if len(balances) == 1 and len(settled) == 1
             else reads.get_items(entry_keys)
         )
-        after.update({item[ENTRY_ID]: item.get(AVAILABLE_AFTER) for item in stored if ENTRY_ID in item})
+        after.update({item[ENTRY_ID]: item.get(AVAILABLE_CENTS_AFTER) for item in stored if ENTRY_ID in item})
     return [
-        entry if AVAILABLE_AFTER in entry else {**entry, AVAILABLE_AFTER: after.get(entry[ENTRY_ID])}
+        entry if AVAILABLE_CENTS_AFTER in entry else {**entry, AVAILABLE_CENTS_AFTER: after.get(entry[ENTRY_ID])}
         for entry in entries
     ]

@@ -11,7 +11,7 @@ several kinds share the owner's partition, told apart by their sort-key prefix.
 from __future__ import annotations
 
 from ddbguard.store import keys, writes
-from ddbguard.store.schema import CREATED_AT, KIND, PARTITION_KEY, SORT_KEY
+from ddbguard.store.attribute_names import CREATED_AT, KIND, PK, SK
 from ddbguard.store.shapes import Action
 
 INDEX_KIND = "owner_index"
@@ -21,8 +21,8 @@ def index_item(owner_sub: str, created_at: str, item_id: str, *, prefix: str, id
     """The entry as stored: every attribute a string (its id field is named by the listed kind)."""
     key = keys.owner_index_key(owner_sub, created_at, item_id, prefix)
     return {
-        PARTITION_KEY: key[PARTITION_KEY],
-        SORT_KEY: key[SORT_KEY],
+        PK: key[PK],
+        SK: key[SK],
         KIND: INDEX_KIND,
         id_field: item_id,
         CREATED_AT: created_at,

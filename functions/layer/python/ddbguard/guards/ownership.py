@@ -13,12 +13,12 @@ from typing import TypeVar
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import NotFound
-from ddbguard.store.schema import OWNER_SUB, PARTITION_KEY
+from ddbguard.store.attribute_names import OWNER_SUB, PK
 
 
 def owned_by(owner_sub: str, *, owner_attribute: str = OWNER_SUB) -> ConditionBase:
     """Condition: the item exists and belongs to `owner_sub` (an entity may keep its owner in another attribute)."""
-    return Attr(PARTITION_KEY).exists() & Attr(owner_attribute).eq(owner_sub)
+    return Attr(PK).exists() & Attr(owner_attribute).eq(owner_sub)
 
 
 def is_visible(

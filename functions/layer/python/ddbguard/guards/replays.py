@@ -25,23 +25,23 @@ from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.observability import MetricName, count
 from ddbguard.store import clock, keys, reads, writes
+from ddbguard.store.attribute_names import (
+    AFTER,
+    CALLER_SUB,
+    CREATED_AT,
+    CREATED_BY_REQUEST,
+    ENTRIES,
+    EXPIRATION,
+    FINGERPRINT,
+    KIND,
+    PK,
+    REQUEST_FINGERPRINT,
+    RESPONSE,
+    ROUTE,
+)
 from ddbguard.store.ids import now_iso
 from ddbguard.store.items import Entry, RequestMarker, RequestStamp
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
-from ddbguard.store.schema import (
-    CREATED_AT,
-    CREATED_BY_REQUEST,
-    KIND,
-    MARKER_CALLER,
-    MARKER_ENTRIES,
-    MARKER_FINGERPRINT,
-    MARKER_RESPONSE,
-    MARKER_ROUTE,
-    MARKER_SETTLED,
-    PARTITION_KEY,
-    REQUEST_FINGERPRINT,
-    TTL_ATTRIBUTE,
-)
 from ddbguard.store.shapes import Action, Key
 
 MARKER = "request marker"  # the marker's slot in a TransactionPlan
@@ -76,27 +76,27 @@ def marker_item(identity: RequestIdentity, response: object, *, entries: list[En
     marker: RequestMarker = {
         **keys.request_marker_key(identity.digest),
         KIND: "request",
-        MARKER_ROUTE: identity.route,
-        MARKER_CALLER: identity.caller,
-        MARKER_FINGERPRINT: identity.fingerprint,
-        MARKER_RESPONSE: response,
+        ROUTE: identity.route,
+        CALLER_SUB: identity.caller,
+        FINGERPRINT: identity.fingerprint,
+        RESPONSE: response,
         CREATED_AT: now_iso(),
     }
     if entries is None:
-        marker[TTL_ATTRIBUTE] = int(clock.now_s()) + KEY_LIFETIME_S
+        marker[EXPIRATION] = int(clock.now_s()) + KEY_LIFETIME_S
     else:
-        marker[MARKER_ENTRIES], marker[MARKER_SETTLED] = entries, {}
+        marker[ENTRIES], marker[AFTER] = entries, {}
     return marker
 
 
 def is_expired(marker: Mapping[str, object] | None) -> bool:
     """The marker's key lifetime has passed (DynamoDB may not have deleted it yet)."""
-    expiration = marker.get(TTL_ATTRIBUTE) if marker is not None else None
+    expiration = marker.get(EXPIRATION) if marker is not None else None
     return isinstance(expiration, int | float) and expiration <= clock.now_s()
 
 
 def _absent_or_expired() -> ConditionBase:
-    return Attr(PARTITION_KEY).not_exists() | Attr(TTL_ATTRIBUTE).lte(int(clock.now_s()))
+    return Attr(PK).not_exists() | Attr(EXPIRATION).lte(int(clock.now_s()))
 
 
 def marker_put(identity: RequestIdentity, response: object, *, entries: list[Entry] | None = None) -> Action:
@@ -124,10 +124,10 @@ def commit_once(plan: TransactionPlan, identity: RequestIdentity | None, respons
 
 def first_response(marker: Mapping[str, object] | None, identity: RequestIdentity) -> Any:
     """The response stored by the request's first attempt; 422 when the key came with another request."""
-    if marker is None or marker.get(MARKER_FINGERPRINT) != identity.fingerprint:
+    if marker is None or marker.get(FINGERPRINT) != identity.fingerprint:
         raise IdempotencyKeyReused()
     _replay()
-    return marker.get(MARKER_RESPONSE)
+    return marker.get(RESPONSE)
 
 
 def read_with_marker(
@@ -137,10 +137,10 @@ def read_with_marker(
     that must read before writing, so that a retry of one that went through answers from its marker with that
     single call."""
     marker_key = keys.request_marker_key(identity.digest)
-    found = {item[PARTITION_KEY]: item for item in reads.get_items([key, marker_key])}
-    marker = found.get(marker_key[PARTITION_KEY])
+    found = {item[PK]: item for item in reads.get_items([key, marker_key])}
+    marker = found.get(marker_key[PK])
     return (
-        reads.as_kind(kind, found.get(key[PARTITION_KEY])),
+        reads.as_kind(kind, found.get(key[PK])),
         None if is_expired(marker) else reads.as_kind(RequestMarker, marker),
     )
 

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import NamedTuple
+
+from ddbguard.records import Record
 
 # Fixed namespace: the same request must map to the same token and ids forever.
 _NAMESPACE = uuid.UUID("6b1f7f0e-4b53-5d0c-9a57-3f5d5c1c9e4a")
 
 
-class RequestIdentity(NamedTuple):
+class RequestIdentity(Record):
     """caller `sub` + route (`METHOD /path/{param}`) + Idempotency-Key, and the request's fingerprint.
 
     The fingerprint is a hash of what the request asks (path parameters and body); the same key
-    with another fingerprint is a reused key, not a retry.
+    with another fingerprint is a reused key, not a retry. Built by keyword; equal when all four are.
     """
 
-    caller: str
-    route: str
-    key: str
-    fingerprint: str
+    __slots__ = ("caller", "fingerprint", "key", "route")
+
+    def __init__(self, *, caller: str, route: str, key: str, fingerprint: str) -> None:
+        self.caller = caller
+        self.route = route
+        self.key = key
+        self.fingerprint = fingerprint
 
     @property
     def digest(self) -> str:

@@ -20,17 +20,17 @@ from typing import NamedTuple
 from boto3.dynamodb.conditions import Attr
 
 from ddbguard.store import keys, reads, writes
-from ddbguard.store.ids import time_of_sortable_id
-from ddbguard.store.schema import (
-    AVAILABLE_AFTER,
-    MARKER_SETTLED,
-    PARTITION_KEY,
+from ddbguard.store.attribute_names import (
+    AFTER,
+    AVAILABLE_CENTS_AFTER,
+    PENDING,
+    PK,
     REQUEST_DIGEST,
-    SORT_KEY,
+    SK,
     UNSETTLED_SHARD,
     UNSETTLED_SINCE,
-    UNSETTLED_VALUES,
 )
+from ddbguard.store.ids import time_of_sortable_id
 from ddbguard.store.shapes import Action, Item
 
 # A transaction holds at most 100 actions: the balance and 99 entries.
@@ -54,13 +54,8 @@ def pending_age_s(pending: Item, now_s: float | None = None) -> float:
 
 def settle_balance(account_id: str) -> Settled:
     """Settle every value in the balance's `pending`; (0, 0) when there is none or no balance."""
-    balance = (
-        reads.get_item(
-            keys.balance_key(account_id), attributes=((PARTITION_KEY,), (UNSETTLED_VALUES,), (UNSETTLED_SINCE,))
-        )
-        or {}
-    )
-    pending: Item = balance.get(UNSETTLED_VALUES) or {}
+    balance = reads.get_item(keys.balance_key(account_id), attributes=((PK,), (PENDING,), (UNSETTLED_SINCE,))) or {}
+    pending: Item = balance.get(PENDING) or {}
     age = pending_age_s(pending)
     ordered = sorted(pending.items())
     for start in range(0, len(ordered), ENTRIES_PER_TRANSACTION):
@@ -79,7 +74,7 @@ def _update_unsettled_index(account_id: str) -> None:
     the failed write's ALL_OLD item; values only leave `pending` or join it newer, so it is never too young.
     """
     key = keys.balance_key(account_id)
-    emptied = Attr(UNSETTLED_VALUES).not_exists() | Attr(UNSETTLED_VALUES).size().eq(0)
+    emptied = Attr(PENDING).not_exists() | Attr(PENDING).size().eq(0)
     try:
         writes.conditional_update(
             key,
@@ -90,7 +85,7 @@ def _update_unsettled_index(account_id: str) -> None:
         return
     except writes.ConditionFailed as failed:
         item = failed.item or {}
-    waiting: Item = item.get(UNSETTLED_VALUES) or {}
+    waiting: Item = item.get(PENDING) or {}
     if UNSETTLED_SINCE not in item or not waiting or min(waiting) == item[UNSETTLED_SINCE]:
         return
     # Emptied meanwhile (the condition fails): the settlement that emptied it takes it out of the index.
@@ -98,7 +93,7 @@ def _update_unsettled_index(account_id: str) -> None:
         writes.conditional_update(
             key,
             set_values={UNSETTLED_SINCE: min(waiting)},
-            condition=Attr(UNSETTLED_SINCE).exists() & Attr(UNSETTLED_VALUES).size().gt(0),
+            condition=Attr(UNSETTLED_SINCE).exists() & Attr(PENDING).size().gt(0),
             return_values="NONE",
         )
 
@@ -106,28 +101,28 @@ def _update_unsettled_index(account_id: str) -> None:
 def _settle_chunk(account_id: str, values: dict[str, int]) -> None:
     entries = reads.get_items(
         [keys.entry_key(account_id, entry_id) for entry_id in values],
-        attributes=((SORT_KEY,), (REQUEST_DIGEST,)),
+        attributes=((SK,), (REQUEST_DIGEST,)),
     )
     digests = {
         entry_id: str(item[REQUEST_DIGEST])
         for item in entries
-        if item.get(REQUEST_DIGEST) and (entry_id := keys.entry_id_of(str(item[SORT_KEY]))) is not None
+        if item.get(REQUEST_DIGEST) and (entry_id := keys.entry_id_of(str(item[SK]))) is not None
     }
     # Markers first: were the process to die after the entries, a replay would still find its value.
     _complete_markers([(digest, entry_id, values[entry_id]) for entry_id, digest in digests.items()])
     entry_updates = [
         writes.update(
             keys.entry_key(account_id, entry_id),
-            set_values={AVAILABLE_AFTER: value},
-            condition=Attr(PARTITION_KEY).exists(),  # UpdateItem upserts: never create an entry
+            set_values={AVAILABLE_CENTS_AFTER: value},
+            condition=Attr(PK).exists(),  # UpdateItem upserts: never create an entry
         )
         for entry_id, value in values.items()
     ]
     # Guarded: an emptied ledger may be deleted (with its account) meanwhile; its entries stay and are settled.
     balance_update = writes.update(
         keys.balance_key(account_id),
-        remove=tuple((UNSETTLED_VALUES, entry_id) for entry_id in values),
-        condition=Attr(PARTITION_KEY).exists(),
+        remove=tuple((PENDING, entry_id) for entry_id in values),
+        condition=Attr(PK).exists(),
     )
     try:
         writes.transact_write([balance_update, *entry_updates])
@@ -142,8 +137,8 @@ def _complete_markers(completions: list[tuple[str, str, int]]) -> None:
     actions: list[Action] = [
         writes.update(
             keys.request_marker_key(digest),
-            set_paths={(MARKER_SETTLED, entry_id): value},
-            condition=Attr(PARTITION_KEY).exists() & Attr(MARKER_SETTLED).exists(),
+            set_paths={(AFTER, entry_id): value},
+            condition=Attr(PK).exists() & Attr(AFTER).exists(),
         )
         for digest, entry_id, value in completions
     ]
@@ -159,5 +154,5 @@ def _complete_markers(completions: list[tuple[str, str, int]]) -> None:
 
 def account_of_new_entry(key: Item) -> str | None:
     """The account of a stream record's keys when they are a ledger entry's, else None."""
-    partition, sort = str(key.get(PARTITION_KEY, "")), str(key.get(SORT_KEY, ""))
+    partition, sort = str(key.get(PK, "")), str(key.get(SK, ""))
     return keys.account_id_of(partition) if keys.entry_id_of(sort) is not None else None

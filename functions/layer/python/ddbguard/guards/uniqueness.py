@@ -20,9 +20,9 @@ from boto3.dynamodb.conditions import Attr
 
 from ddbguard.guards.entity import Entity
 from ddbguard.store import keys, writes
+from ddbguard.store.attribute_names import FIELD, KIND, OWNER, PK, VALUE
 from ddbguard.store.items import LockItem
 from ddbguard.store.plan import PlanCancelled
-from ddbguard.store.schema import KIND, LOCK_FIELD, LOCK_OWNER, LOCK_VALUE, PARTITION_KEY
 from ddbguard.store.shapes import Action, Key
 
 RELEASES = "lock releases"  # the plan slot of the locks a change gives up
@@ -59,15 +59,15 @@ def lock_item(owner: str, protected: ProtectedValue) -> LockItem:
     return {
         **protected.key,
         KIND: "lock",
-        LOCK_OWNER: owner,
-        LOCK_FIELD: protected.field,
-        LOCK_VALUE: protected.value,
+        OWNER: owner,
+        FIELD: protected.field,
+        VALUE: protected.value,
     }
 
 
 def reserve_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[Action]:
     """Put one lock per value, each only if nobody holds it (actions in the order of `values`)."""
-    return [writes.put(lock_item(owner, value), Attr(PARTITION_KEY).not_exists()) for value in values]
+    return [writes.put(lock_item(owner, value), Attr(PK).not_exists()) for value in values]
 
 
 def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[Action]:
@@ -76,7 +76,7 @@ def release_unique_values(owner: str, values: Sequence[ProtectedValue]) -> list[
     A lock that is already gone does not block the owner's write (a release has nothing to do);
     a lock held by someone else is never deleted: that action's guard fails.
     """
-    still_ours = Attr(PARTITION_KEY).not_exists() | Attr(LOCK_OWNER).eq(owner)
+    still_ours = Attr(PK).not_exists() | Attr(OWNER).eq(owner)
     return [writes.delete(value.key, still_ours) for value in values]
 
 

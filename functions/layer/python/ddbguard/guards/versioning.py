@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.store import writes
+from ddbguard.store.attribute_names import DELETED_AT, DELETED_KIND, KIND, PK, SK, VERSION, WRITE_TOKEN
 from ddbguard.store.ids import new_id, now_iso
-from ddbguard.store.schema import DELETED_AT, DELETED_KIND, KIND, PARTITION_KEY, SORT_KEY, VERSION, WRITE_TOKEN
 from ddbguard.store.shapes import Action, Item, Key
 
 FIRST_VERSION = 0
@@ -29,12 +29,12 @@ TOMBSTONE = "tombstone"  # the `kind` of what a deleted item leaves
 
 
 def absent() -> ConditionBase:
-    return Attr(PARTITION_KEY).not_exists()
+    return Attr(PK).not_exists()
 
 
 def at_version(expected: int, condition: ConditionBase | None = None) -> ConditionBase:
     """The item exists and is at `expected` (a missing item fails too), and `condition` holds."""
-    guard: ConditionBase = Attr(PARTITION_KEY).exists() & Attr(VERSION).eq(expected)
+    guard: ConditionBase = Attr(PK).exists() & Attr(VERSION).eq(expected)
     return guard if condition is None else guard & condition
 
 
@@ -73,8 +73,8 @@ def is_tombstone(item: Mapping[str, object] | None) -> bool:
 def tombstone(key: Key, deleted_kind: str, token: str) -> dict[str, object]:
     """What a deleted item leaves: its key, what it was and when it went; no owner, no values."""
     return {
-        PARTITION_KEY: key[PARTITION_KEY],
-        SORT_KEY: key[SORT_KEY],
+        PK: key[PK],
+        SK: key[SK],
         KIND: TOMBSTONE,
         DELETED_KIND: deleted_kind,
         DELETED_AT: now_iso(),

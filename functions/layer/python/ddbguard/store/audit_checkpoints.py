@@ -20,9 +20,9 @@ import time
 
 from boto3.dynamodb.conditions import Attr
 
+from ddbguard.store.attribute_names import EXPIRATION, KIND, PK, SK
 from ddbguard.store.client import client, table_name
 from ddbguard.store.expressions import condition_params
-from ddbguard.store.schema import KIND, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 from ddbguard.store.segment_scan import WireKey
 from ddbguard.store.transient import busy_when_transient
 
@@ -48,17 +48,17 @@ def save(start_key: WireKey, *, now_s: float | None = None) -> str:
     token = secrets.token_hex(16)
     expires = int(time.time() if now_s is None else now_s) + KEPT_S
     item = {
-        PARTITION_KEY: {"S": checkpoint_partition(token)},
-        SORT_KEY: {"S": CHECKPOINT_SORT},
+        PK: {"S": checkpoint_partition(token)},
+        SK: {"S": CHECKPOINT_SORT},
         KIND: {"S": CHECKPOINT_KIND},
         START_KEY: {"M": start_key},
-        TTL_ATTRIBUTE: {"N": str(expires)},
+        EXPIRATION: {"N": str(expires)},
     }
     with busy_when_transient(writes=True):
         client().put_item(
             TableName=table_name(),
             Item=item,  # type: ignore[arg-type]  # wire form: the stubs' AttributeValue union, same shape
-            **condition_params(Attr(PARTITION_KEY).not_exists()),
+            **condition_params(Attr(PK).not_exists()),
         )
     return token
 
@@ -70,7 +70,7 @@ def load(token: str) -> WireKey:
     with busy_when_transient(writes=False):
         found = client().get_item(
             TableName=table_name(),
-            Key={PARTITION_KEY: {"S": checkpoint_partition(token)}, SORT_KEY: {"S": CHECKPOINT_SORT}},
+            Key={PK: {"S": checkpoint_partition(token)}, SK: {"S": CHECKPOINT_SORT}},
             ConsistentRead=True,
         )
     item = found.get("Item")

@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ddbguard.observability import logger
-from ddbguard.store.schema import KEY_ATTRIBUTES
+from ddbguard.store.attribute_names import KEY_ATTRIBUTES
 
 HOOK_ID = "ddbguard-call-log"
 # A key's kind: its leading upper-case segments (`UNIQ#EMAIL#`, `ACCT#`); the rest is an id or a value.

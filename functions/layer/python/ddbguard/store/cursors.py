@@ -14,7 +14,7 @@ import binascii
 import hashlib
 import hmac
 
-from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
+from ddbguard.store.attribute_names import PK, SK
 from ddbguard.store.shapes import Key
 
 _DIGEST_BYTES = 12
@@ -29,7 +29,7 @@ def _digest(partition: str, sort: str) -> bytes:
 
 
 def encode_cursor(last_key: Key) -> str:
-    sealed = _digest(last_key[PARTITION_KEY], last_key[SORT_KEY]) + last_key[SORT_KEY].encode()
+    sealed = _digest(last_key[PK], last_key[SK]) + last_key[SK].encode()
     return base64.urlsafe_b64encode(sealed).rstrip(b"=").decode()
 
 

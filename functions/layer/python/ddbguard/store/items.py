@@ -1,6 +1,6 @@
 """What the table stores, one typed view per item kind (docs/data-model.md). Types only: nothing runs at import.
 
-Field names are the attribute names of `ddbguard.store.schema` (a TypedDict's fields cannot be named by
+Field names are the attribute names of `ddbguard.store.attribute_names` (a TypedDict's fields cannot be named by
 constants, so tests/unit/test_attribute_names.py checks every field here is one of them). Code builds and reads
 these items through the schema's constants, which mypy accepts as TypedDict keys. Items of generic entities
 (`ddbguard.guards.entity`) have fields only their declaration knows: they stay `Item` (`ddbguard.store.shapes`).
@@ -30,20 +30,6 @@ class WriteStamp(TypedDict, total=False):
     """On a versioned item changed at least once: the token of the write that changed it last."""
 
     writeToken: str
-
-
-class AccountItem(StoredItem, RequestStamp, WriteStamp):
-    """`ACCT#<accountId>` / `PROFILE`. `email` and `username` are stored normalised."""
-
-    accountId: str
-    ownerSub: str
-    email: str
-    username: str
-    displayName: NotRequired[str]  # absent when never given
-    closing: NotRequired[bool]  # absent: open to incoming transfers
-    version: int
-    createdAt: str
-    updatedAt: str
 
 
 class TombstoneItem(StoredItem, WriteStamp):

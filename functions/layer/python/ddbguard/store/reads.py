@@ -8,10 +8,10 @@ from typing import Any, TypeVar, cast
 
 from boto3.dynamodb.conditions import ConditionBase
 
+from ddbguard.store.attribute_names import PK, SK
 from ddbguard.store.client import client, table_name
 from ddbguard.store.codec import from_item, to_item
 from ddbguard.store.expressions import condition_params, key_condition_params, projection_params
-from ddbguard.store.schema import PARTITION_KEY, SORT_KEY
 from ddbguard.store.shapes import Item, Key
 from ddbguard.store.transient import busy_when_transient
 
@@ -62,7 +62,7 @@ def query_page(
         response = client().query(**request)
     items = [from_item(item) or {} for item in response.get("Items", [])]
     last = from_item(response.get("LastEvaluatedKey"))
-    return items, (Key(PK=last[PARTITION_KEY], SK=last[SORT_KEY]) if last else None)
+    return items, (Key(PK=last[PK], SK=last[SK]) if last else None)
 
 
 def index_pages(index: str, condition: ConditionBase, *, page_size: int = 1000) -> Iterator[list[Item]]:

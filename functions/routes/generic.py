@@ -1,0 +1,118 @@
+"""Routes served by an entity's generic operations, derived from the entity's declaration.
+
+`entity_route` derives one route's table access, status, Location, response model and refusals from the entity and
+the method; `crud_routes` declares create, get, update and delete of an entity in one statement. Each route's handler
+is a module of its own under functions/ (`accounts.update_account` is accounts/update_account.py), written once by
+`make regenerate` when missing (local/handler_files.py) and then owned like any handler: it passes the domain's hooks
+to `ddbguard_api.http.entity_endpoints.entity_endpoint` by keyword. How a generic route is described (OpenAPI
+wording, sample body, walk-through step) is derived in local/route_stories.py the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ddbguard.guards.entity import Entity
+from ddbguard_api.http.route import Problems, Route, TableAccess
+from routes.table_patterns import OWNER_INDEX, REQUEST_MARKERS
+
+# One verb per generic operation, in its handler's name (teams.create_team) and its body's (UpdateTeam).
+CRUD_VERBS = {"POST": "create", "GET": "get", "PATCH": "update", "DELETE": "delete"}
+
+
+def _access_and_problems(entity: Entity, method: str) -> tuple[TableAccess, Problems]:
+    items, locks = entity.partition_pattern, entity.lock_patterns
+    index = (OWNER_INDEX,) if entity.owner_index else ()
+    taken = ("unique_violation",) if entity.unique else ()
+    absent = {404: (entity.not_found,)}
+    if method == "POST":  # a create: the item, its locks, its index entry and the marker in one transaction
+        return {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}, {
+            409: (*taken, "already_exists"),
+            422: ("validation_failed",),
+        }
+    if method == "GET":
+        return {"GetItem": (items,)}, absent
+    if method == "PATCH":
+        # Unkeyed: one UpdateItem. Keyed: the item and the marker read together, then the update and the marker in
+        # one transaction. A unique update reads the item, then swaps the locks in that transaction.
+        access: TableAccess = {
+            "BatchGetItem": (items, REQUEST_MARKERS),
+            "UpdateItem": (items,),
+            "PutItem": (REQUEST_MARKERS,),
+        }
+        if locks:
+            access = {**access, "GetItem": (items,), "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
+        return access, {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
+    if method == "DELETE":
+        # The item becomes its tombstone (a Put). With locks or an index entry, read first (with the marker, given
+        # a key), and delete those in the same transaction (and whatever else the domain's delete takes with it).
+        if locks or index:
+            read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
+            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (items, *locks, *index)}, absent
+        return {"PutItem": (items, REQUEST_MARKERS)}, absent
+    raise ValueError(f"no generic {method} operation")
+
+
+def entity_route(
+    entity: Entity,
+    *,
+    method: str,
+    path: str,
+    handler: str,
+    body: str | None = None,
+    problems: Problems | None = None,
+) -> Route:
+    """A route served by its entity's generic operation (ddbguard_api.http.entity_endpoints, chosen by the method):
+    its table access, status, Location, response and refusals follow from the declaration; `body` names its request
+    body, `problems` replaces the derived refusals."""
+    access, derived_problems = _access_and_problems(entity, method)
+    created = method == "POST"
+    return Route(
+        method=method,
+        path=path,
+        handler=handler,
+        generic=True,
+        entity=entity,
+        access=access,
+        problems=derived_problems if problems is None else problems,
+        if_match=method in ("PATCH", "DELETE"),
+        status={"POST": 201, "DELETE": 204}.get(method, 200),
+        response=None if method == "DELETE" else entity.title,
+        location=f"{path}/{{{entity.id_field}}}" if created else None,
+        body=body,
+    )
+
+
+def crud_routes(
+    entity: Entity,
+    path: str,
+    *,
+    package: str = "",
+    methods: tuple[str, ...] = tuple(CRUD_VERBS),
+    **overrides: Mapping[str, Any],
+) -> tuple[Route, ...]:
+    """create, get, update and delete of an entity that declares its fields, served by the generic operations.
+
+    `path` is the collection (`/teams`); items are `<path>/{<id field>}`. Each route is an `entity_route` whose
+    handler is `<package>.<verb>_<kind>` (`package`: the collection's name unless given), a module under functions/
+    that `make regenerate` writes when missing, and whose bodies are the entity's derived models (`Create<Title>`,
+    `Update<Title>`). `overrides` maps a method to the facts to change on its route (`POST={"status": 200}`).
+    """
+    unknown = set(overrides) - set(methods)
+    if unknown:
+        raise ValueError(f"overrides for methods not declared: {sorted(unknown)}")
+    package = package or path.strip("/").split("/")[0]
+    item_path = f"{path}/{{{entity.id_field}}}"
+    bodies = {"POST": f"Create{entity.title}", "PATCH": f"Update{entity.title}"}
+    routes: list[Route] = []
+    for method in methods:
+        route = entity_route(
+            entity,
+            method=method,
+            path=path if method == "POST" else item_path,
+            handler=f"{package}.{CRUD_VERBS[method]}_{entity.kind}",
+            body=bodies.get(method),
+        )
+        routes.append(route.replaced(**overrides[method]) if method in overrides else route)
+    return tuple(routes)
