@@ -68,6 +68,12 @@ def raw_collection(raw_client, partition: str, sort_prefix: str, table: str | No
             return items
 
 
+def lock_pk(kind: str, value: str) -> str:
+    """The partition key of the one lock of a value that reads one way (most ASCII values): `UNIQ#<KIND>#<reading>`."""
+    (key,) = keys.lock_keys(kind, value)
+    return key["PK"]
+
+
 def lock_owner(raw_client, kind: str, value: str, table: str | None = None) -> str | None:
     """The `owner` of the locks of a normalised value (kind EMAIL or HANDLE: one lock per reading of the value,
     `keys.lock_keys`), or None when it has none. Locks of one value held by different owners, or some missing, fail

@@ -62,12 +62,13 @@ def test_every_accepted_code_point_shares_a_lock_with_every_look_alike():
             accepted += len(locked)
             for index, (first, first_locks) in enumerate(locked):
                 split += [(placement, first, other) for other, locks in locked[index + 1 :] if not first_locks & locks]
+    # How long it took is printed, not asserted (speed lives in benchmarks): under 30 s on an idle 2-core machine.
     elapsed = time.monotonic() - started
     print(f"{walked} code points, {len(shared)} looks shared by two or more, {accepted} placements accepted")
+    print(f"walked in {elapsed:.1f} s")
     assert walked > 149_000
     assert split == []
     assert accepted > 20_000
-    assert elapsed < 30, f"{elapsed:.1f} s"
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ from ddbguard.limits import MAX_READINGS
 from ddbguard.store import confusables, readings
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "real_names.tsv"
-# The contract refuses zero-width characters in every string (docs/api.md, "Input"); these four names are written
-# with a zero-width joiner or non-joiner between Indic letters, so they are refused as every such string is.
+# Every text field refuses zero-width characters (docs/api.md); four names are written with a zero-width joiner or
+# non-joiner between Indic letters, so they are refused as every such string is.
 ZERO_WIDTH = {"\u200c", "\u200d"}
 
 

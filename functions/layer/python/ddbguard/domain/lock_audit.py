@@ -210,7 +210,12 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     def orphan(detail: str) -> Finding:
         owner_partition = owner if isinstance(owner, str) else None
         owner_id = _id_of(entity, owner_item, owner)
-        return Finding(ORPHAN_LOCK, partition, owner_id, name, value, detail, entity=entity.kind, owner=owner_partition)
+        # The value the lock was taken for, not its key's reading (`alice` is keyed `allce`): the repair deletes the
+        # lock only while the owner lacks that value.
+        taken_for = _lock_value(lock, value)
+        return Finding(
+            ORPHAN_LOCK, partition, owner_id, name, taken_for, detail, entity=entity.kind, owner=owner_partition
+        )
 
     if _live(owner_item) is None:
         return orphan(f"owner {owner!r} does not exist")
