@@ -57,10 +57,45 @@ def unseen_characters() -> str:
     )
 
 
+@lru_cache(maxsize=1)
+def refused_in_unique_values() -> str:
+    """The inside of a regex character class matching every character a unique value may not hold wherever it
+    stands (`ddbguard.domain.normalize`): forbidden and white-space characters; characters whose normal form holds
+    one, or an @ (U+00AF is a space and a macron; the fullwidth at sign is @); default-ignorable and blank
+    characters; private use, noncharacters and code points Unicode has not assigned; characters that change their
+    look when normalised."""
+    from ddbguard.domain.normalize import folded
+    from ddbguard.store import confusables
+
+    misread = confusables.data().misread
+    shows_nothing = re.compile(f"[{DEFAULT_IGNORABLE_CLASS}{BLANK_SYMBOLS}]")
+
+    def refused(character: str) -> bool:
+        category = unicodedata.category(character)
+        normal = folded(character)
+        return (
+            category in FORBIDDEN_CHARACTER_CATEGORIES
+            or category in ("Co", "Cn")
+            or character.isspace()
+            or any(
+                ch.isspace() or ch == "@" or unicodedata.category(ch) in FORBIDDEN_CHARACTER_CATEGORIES for ch in normal
+            )
+            or bool(shows_nothing.match(character))
+            or character in misread
+        )
+
+    return _character_class(lambda character: character != "@" and refused(character))
+
+
+# Characters UTS #46 reads as a full stop: a domain ends with none of them.
+_FULL_STOPS = "\\.\\u3002\\uff0e\\uff61"
+
+
 def email_pattern() -> str:
-    """One @, text on both sides, no white space and no forbidden character."""
-    part = f"[^@\\s{forbidden_characters()}]+"
-    return f"^{part}@{part}$"
+    """One @, text on both sides, no character the service refuses wherever it stands, and no dot ending the
+    domain."""
+    refused = f"@\\s{refused_in_unique_values()}"
+    return f"^[^{refused}]+@[^{refused}]*[^{refused}{_FULL_STOPS}]$"
 
 
 def visible_text_pattern() -> str:
