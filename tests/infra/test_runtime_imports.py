@@ -41,6 +41,7 @@ PINNED = {
     "ddbguard.store.confusables",
     "ddbguard.store.items",  # TypedDicts the views are built from
     "ddbguard.store.keys",
+    "ddbguard.store.readings",  # keys spells a lock from its readings (stdlib only; the data loads on use)
     "ddbguard.store.schema",
     "ddbguard.store.shapes",
     "ddbguard_api",
