@@ -144,6 +144,7 @@ class ApiMachine(RuleBasedStateMachine):
         self.order_ids: list[tuple[str, str]] = []
         self.hold_ids: list[str] = []
         self.last_keyed: Step | None = None
+        self.keyed: list[Step] = []  # every keyed write sent, in order (retried later, or its key reused)
         self.lose_next_answer = False
         self.statistics.sequences += 1
 
@@ -195,6 +196,7 @@ class ApiMachine(RuleBasedStateMachine):
             self.model.remember_body(real.json)
         if step.key is not None and step.method != "GET":
             self.last_keyed = step
+            self.keyed.append(step)
         return real
 
     def key(self, choice: str) -> str | None:
@@ -583,10 +585,42 @@ class ApiMachine(RuleBasedStateMachine):
         """A client that lost its answer sends the same request with the same key again, on a fresh environment;
         a PATCH or DELETE with the If-Match it read since, when `reread`."""
         assert self.last_keyed is not None
-        step = replace(self.last_keyed, warm=False)
+        self.resend(self.last_keyed, reread)
+
+    @precondition(lambda self: self.keyed)
+    @rule(earlier=st.integers(0, 15), reread=st.booleans())
+    def retry_an_earlier_keyed_request(self, earlier: int, reread: bool) -> None:
+        """A client that sends, much later, a request it once sent with a key: after other changes of the same
+        resource, after the resource was deleted, after the key's lifetime."""
+        self.resend(self.keyed[earlier % len(self.keyed)], reread)
+
+    def resend(self, sent: Step, reread: bool) -> None:
+        step = replace(sent, warm=False)
         if step.if_match is not None and reread:
             step = replace(step, if_match=self.current_version(step))
         self.run(step)
+
+    @precondition(lambda self: any(s.method == "PATCH" and s.path.startswith("/accounts/") for s in self.keyed))
+    @rule(earlier=st.integers(0, 15), account=st.integers(0, 15), display=st.integers(0, 2), warm=st.booleans())
+    def reuse_a_patch_key_on_another_change(self, earlier: int, account: int, display: int, warm: bool) -> None:
+        """The key of an earlier account PATCH, sent by the same caller with another change (a display name), on
+        one of their accounts, the same one or another: a key names one request for good."""
+        patches = [s for s in self.keyed if s.method == "PATCH" and s.path.startswith("/accounts/")]
+        sent = patches[earlier % len(patches)]
+        mine = [a for a in self.account_ids if self.owner_of(a) == sent.sub] or [sent.path.split("/")[2]]
+        account_id = mine[account % len(mine)]
+        name = DISPLAY_NAMES[display]
+        held = self.model.world.accounts.get(account_id)
+        body = {"displayName": name[0]}
+
+        def expect(step: Step, real: HttpAnswer) -> Answer:
+            other = {"displayName": name}
+            return self.model.update_account(
+                sent.sub, account_id, {}, other, sent=body, if_match=step.if_match, key=step.key
+            )
+
+        version = held.version if held is not None else 0
+        self.run(Step("PATCH", f"/accounts/{account_id}", sent.sub, expect, body, sent.key, version, warm))
 
     def current_version(self, step: Step) -> int | None:
         kind, item_id = step.path.split("/")[1:3]

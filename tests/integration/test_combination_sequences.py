@@ -50,7 +50,7 @@ def test_finding_5_a_lock_keyed_by_an_earlier_rule_is_moved_by_one_audit(state):
         [
             (
                 "create_account",
-                {"caller": "alice", "display": 0, "email": 3, "key": "fresh", "username": 0, "warm": False},
+                {"caller": "alice", "display": 0, "email": 3, "key": "fresh", "username": 3, "warm": False},
             ),
             ("a_lock_from_an_earlier_rule_is_moved_by_the_audit", {}),
         ],
