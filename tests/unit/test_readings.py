@@ -167,3 +167,18 @@ def test_lock_keys_are_the_readings_sorted():
     assert keys.lock_keys("EMAIL", "alice@example.com") == ({"PK": "UNIQ#EMAIL#allce@example.com", "SK": "LOCK"},)
     greek = email_form("\u03bd\u03b1@x.io")
     assert [key["PK"] for key in keys.lock_keys("EMAIL", greek)] == ["UNIQ#EMAIL#na@x.lo", "UNIQ#EMAIL#va@x.lo"]
+
+
+def test_the_data_loads_on_the_first_non_ascii_value_only():
+    """An ASCII address is normalised, checked and keyed without reading confusables.tsv; the first non-ASCII one
+    reads it."""
+    confusables.data.cache_clear()
+    try:
+        value = email_form("Ada.Lovelace1@Example.com")
+        assert email_problem(value) is None
+        assert keys.lock_keys("EMAIL", value) == ({"PK": "UNIQ#EMAIL#ada.lovelacel@example.com", "SK": "LOCK"},)
+        assert confusables.data.cache_info().currsize == 0
+        keys.lock_keys("EMAIL", email_form("\u0430da@example.com"))
+        assert confusables.data.cache_info().currsize == 1
+    finally:
+        confusables.data()
