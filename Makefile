@@ -62,7 +62,7 @@ help:
 	@echo "make invoke FN=<operation> [EVENT=file.json] [SUB=..] [GROUPS=..] [PRETTY=1]   invoke one handler against the running table"
 	@echo "make events                   regenerate events/ from the route table"
 	@echo "make openapi                  regenerate docs/openapi.json from the route table and the models"
-	@echo "make confusables SOURCE=...   regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt"
+	@echo "make confusables SOURCE=... PROPS=...  regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt and PropList.txt"
 	@echo "make regenerate               every generated file at once: missing generic handler modules, the request body classes and their schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker, every file compiled on the 3.12 floor"
@@ -254,10 +254,11 @@ events: install
 openapi: install
 	$(PY) -m local.openapi
 
-# The look-alike data the lock keys are built from, from a Unicode confusables.txt (UTS #39) at the pinned version.
+# The look-alike data the lock keys are built from, from Unicode's confusables.txt (UTS #39) and PropList.txt (or
+# ICU's ppucd.txt, for Soft_Dotted), of the Unicode version of the runtime's unicodedata (the script checks).
 confusables: venv
-	@test -n "$(SOURCE)" || { echo "usage: make confusables SOURCE=<path to Unicode's confusables.txt>" >&2; exit 2; }
-	$(PY) scripts/compact_confusables.py "$(SOURCE)"
+	@test -n "$(SOURCE)" -a -n "$(PROPS)" || { echo "usage: make confusables SOURCE=<confusables.txt> PROPS=<PropList.txt>" >&2; exit 2; }
+	$(PY) scripts/compact_confusables.py "$(SOURCE)" "$(PROPS)"
 # Every file generated from the code, in one go (a new route or resource needs only this): a generic route's handler
 # module when it has none yet (then it is yours), the request body classes and their compiled schemas
 # (ddbguard_api/models/request_bodies.py, compiled_schemas.py), the sample events and

@@ -103,8 +103,19 @@ def walkthrough_blockers(api_url: str) -> list[str]:
     blockers = []
     for unique in ACCOUNT.unique:
         value = body[unique.field]
-        lock_key = _attribute_key(dict(keys.lock_key(unique.lock_kind, unique.kind.form(value))))
-        lock = ddb.get_item(TableName=table, Key=lock_key, ConsistentRead=True).get("Item")
+        # The value's locks (one per reading): the first held by another account blocks `ada`.
+        held = [
+            ddb.get_item(TableName=table, Key=_attribute_key(dict(key)), ConsistentRead=True).get("Item")
+            for key in keys.lock_keys(unique.lock_kind, unique.kind.form(value))
+        ]
+        lock = next(
+            (
+                item
+                for item in held
+                if item and item[attribute_names.OWNER]["S"] != keys.account_partition(demo.ADA_ACCOUNT)
+            ),
+            None,
+        )
         holder = lock[attribute_names.OWNER]["S"] if lock else keys.account_partition(demo.ADA_ACCOUNT)
         if holder == keys.account_partition(demo.ADA_ACCOUNT):
             continue

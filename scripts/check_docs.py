@@ -9,7 +9,7 @@ backticked span is judged by its shape:
   folder of ours; it must exist under the repository root, the layer (functions/layer/python), the layer's
   `ddbguard` package or functions/ (Lambda's view); files made by running things (cdk.out, .local) pass;
 - a path followed by an attribute (`tests/support/faults.transaction_conflicts`): that file defines the name;
-- a dotted name (`ddbguard.store.keys`, `keys.lock_key`): checked when its first part is one of our modules, by
+- a dotted name (`ddbguard.store.keys`, `keys.lock_keys`): checked when its first part is one of our modules, by
   dotted path or by file name (so `json.dumps` or `response.status` pass); the module defines the attribute;
 - a call (`reread_and_retry()`), and in comments and docstrings also a bare snake_case name (`CLIENT_RETRIES`):
   it occurs in the repository's code (comments and docstrings do not count), so a renamed function cannot live

@@ -70,8 +70,8 @@ def test_screenshot_finds_an_account_and_its_locks(demo_service, browser_url, tm
     items_url = browse.account_items_url(browser_url, table, demo.MAIN_ACCOUNT)
 
     locks_page = _headless(chromium, "--dump-dom", locks_url)
-    assert "UNIQ#EMAIL#alice@example.com" in locks_page.stdout, locks_page.stderr[-2000:]
-    assert "UNIQ#HANDLE#alice" in locks_page.stdout
+    assert "UNIQ#EMAIL#allce@example.com" in locks_page.stdout, locks_page.stderr[-2000:]  # i reads as l
+    assert "UNIQ#HANDLE#allce" in locks_page.stdout
     assert f"ACCT#{demo.MAIN_ACCOUNT}" in locks_page.stdout  # the lock's owner column
     assert "UNIQ#EMAIL#bob@example.com" not in locks_page.stdout
 

@@ -39,6 +39,7 @@ PINNED = {
     "ddbguard.store.confusables",
     "ddbguard.store.keys",
     "ddbguard.store.attribute_names",
+    "ddbguard.store.readings",  # keys spells a lock from its readings (stdlib only; the data loads on use)
     "ddbguard.store.shapes",
     "ddbguard_api",
     "ddbguard_api.http",

@@ -673,11 +673,12 @@ class ApiMachine(RuleBasedStateMachine):
         assert again.findings == [], again.findings
 
     def lock_keyed_by_earlier_rule(self) -> tuple[Key, str] | None:
+        """One of an account's email locks and the key an earlier rule gave it (the value itself)."""
         for account in self.model.world.accounts.values():
-            current = keys.lock_key("EMAIL", account.email.stored)
             earlier = keys.lock_partition("EMAIL", account.email.stored)
-            if current["PK"] != earlier:
-                return current, earlier
+            current = keys.lock_keys("EMAIL", account.email.stored)
+            if earlier not in {key["PK"] for key in current}:
+                return current[0], earlier
         return None
 
     def audit(self, *, repair: bool) -> lock_audit.AuditReport:

@@ -218,7 +218,7 @@ def test_the_audit_moves_a_lock_keyed_by_an_earlier_rule_and_then_finds_nothing(
     created = api.post("/accounts", {"email": f"кот{uid}@example.com", "username": f"kot_{uid}"})
     assert created.status == 201, created.json
     email = created.json["email"]
-    current = keys.lock_key("EMAIL", email)
+    (current,) = keys.lock_keys("EMAIL", email)
     earlier = keys.lock_partition("EMAIL", email)  # keyed by the value itself, before look-alike skeletons
     assert current["PK"] != earlier
     lock = raw_client.get_item(TableName=audit_table, Key=attribute_values(current), ConsistentRead=True)["Item"]

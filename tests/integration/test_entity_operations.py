@@ -45,10 +45,15 @@ def table(dynamodb_local, raw_client, monkeypatch, uid):
 
 
 def sku_locks(raw_client, table: str) -> dict[str, str]:
-    """Every GADGET_SKU lock in the table: value -> owner."""
+    """Every GADGET_SKU lock in the table: the value it was taken for (its key is how the value reads: `widget-1`
+    is keyed `wldget-l`; a lock put by hand without one, its key's text) -> owner."""
     items = raw_client.scan(TableName=table, ConsistentRead=True)["Items"]
     prefix = "UNIQ#GADGET_SKU#"
-    return {i["PK"]["S"][len(prefix) :]: i["owner"]["S"] for i in items if i["PK"]["S"].startswith(prefix)}
+    return {
+        i.get("value", {}).get("S", i["PK"]["S"][len(prefix) :]): i["owner"]["S"]
+        for i in items
+        if i["PK"]["S"].startswith(prefix)
+    }
 
 
 def race(count: int, attempt) -> list[object]:

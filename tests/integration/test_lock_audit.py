@@ -19,11 +19,12 @@ import pytest
 
 from ddbguard.domain import accounts, lock_audit
 from ddbguard.domain.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, Finding
+from ddbguard.store import keys
 from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
 from tests.support.private_table import private_table
-from tests.support.table_reads import lock_owner
+from tests.support.table_reads import lock_owner, lock_pk
 
 
 def _as_audit_function(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -61,9 +62,14 @@ def _seed_broken_table(raw_client, table: str, uid: str) -> dict:
     and an account whose email lock vanished."""
     ada = accounts.create_account("alice", email=f"ada@{uid}.io", username=f"ada_{uid}")
     bob = accounts.create_account("bob", email=f"bob@{uid}.io", username=f"bob_{uid}")
-    put_raw(raw_client, table, {"PK": f"UNIQ#EMAIL#ghost@{uid}.io", "SK": "LOCK", "owner": f"ACCT#ghost-{uid}"})
-    put_raw(raw_client, table, {"PK": f"UNIQ#HANDLE#former_{uid}", "SK": "LOCK", "owner": f"ACCT#{ada['accountId']}"})
-    raw_client.delete_item(TableName=table, Key=_key(f"UNIQ#EMAIL#bob@{uid}.io", "LOCK"))
+    # Locks as the service writes them, with the value they were taken for (its key is how the value reads).
+    ghost, former = f"ghost@{uid}.io", f"former_{uid}"
+    put_raw(
+        raw_client, table, {"PK": lock_pk("EMAIL", ghost), "SK": "LOCK", "owner": f"ACCT#ghost-{uid}", "value": ghost}
+    )
+    former_owner = f"ACCT#{ada['accountId']}"
+    put_raw(raw_client, table, {"PK": lock_pk("HANDLE", former), "SK": "LOCK", "owner": former_owner, "value": former})
+    raw_client.delete_item(TableName=table, Key=_key(lock_pk("EMAIL", f"bob@{uid}.io"), "LOCK"))
     return {"ada": ada, "bob": bob}
 
 
@@ -109,7 +115,7 @@ def test_audit_finds_both_repair_fixes_both_and_a_second_audit_is_clean(audit_ta
 
 def test_a_vanished_username_lock_is_put_back(audit_table, raw_client, uid):
     cy = accounts.create_account("carol", email=f"cy@{uid}.io", username=f"cy_{uid}")
-    raw_client.delete_item(TableName=audit_table, Key=_key(f"UNIQ#HANDLE#cy_{uid}", "LOCK"))
+    raw_client.delete_item(TableName=audit_table, Key=_key(lock_pk("HANDLE", f"cy_{uid}"), "LOCK"))
 
     repaired = lock_audit.audit_locks(repair=True)
 
@@ -148,7 +154,7 @@ def test_a_repair_never_deletes_a_lock_that_became_valid(audit_table, raw_client
     account = accounts.create_account("alice", email=f"raced@{uid}.io", username=f"raced_{uid}")
     stale = Finding(
         problem=ORPHAN_LOCK,
-        lock=f"UNIQ#EMAIL#raced@{uid}.io",
+        lock=lock_pk("EMAIL", f"raced@{uid}.io"),
         owner_id=account["accountId"],
         field="email",
         value=f"raced@{uid}.io",
@@ -218,3 +224,66 @@ def test_scheduled_handler_logs_findings_without_their_values(audit_table, raw_c
         assert value not in text
     assert all(f["valueTag"].startswith("hmac-sha256:") for f in findings)
     assert all(f["lock"].startswith(("UNIQ#EMAIL#hmac-sha256:", "UNIQ#HANDLE#hmac-sha256:")) for f in findings)
+
+
+# --- values that read several ways hold a lock per reading ------------------------------------
+
+GREEK_NU = "\u03bd"  # reads as v, and as N in capitals: two locks
+
+
+def _partitions(kind: str, value: str) -> list[str]:
+    return [key["PK"] for key in keys.lock_keys(kind, value)]
+
+
+def test_a_value_that_reads_two_ways_holds_both_locks_and_the_audit_agrees(audit_table, raw_client, uid):
+    email = f"{GREEK_NU}a{uid}@x.io"
+    account = accounts.create_account("alice", email=email, username=f"nu_{uid}")
+    locks = _partitions("EMAIL", account["email"])
+    assert len(locks) == 2
+    for lock in locks:
+        assert raw_client.get_item(TableName=audit_table, Key=_key(lock, "LOCK"))["Item"]["owner"]["S"].endswith(
+            account["accountId"]
+        )
+    assert lock_audit.audit_locks().findings == []
+
+
+def test_one_missing_reading_lock_is_found_and_put_back(audit_table, raw_client, uid):
+    account = accounts.create_account("alice", email=f"{GREEK_NU}b{uid}@x.io", username=f"nub_{uid}")
+    gone = _partitions("EMAIL", account["email"])[1]
+    raw_client.delete_item(TableName=audit_table, Key=_key(gone, "LOCK"))
+    repaired = lock_audit.audit_locks(repair=True)
+    assert [(f.problem, f.lock) for f in repaired.findings] == [(MISSING_LOCK, gone)]
+    assert repaired.clean
+    assert lock_audit.audit_locks().findings == []
+
+
+def test_the_audit_moves_a_lock_of_an_earlier_rule_to_every_reading_in_one_run(audit_table, raw_client, uid):
+    """Before a value could read several ways, `<nu>c…` had one lock keyed by the value itself; the audit's repair
+    deletes it and puts both current locks, in one transaction, and the next run finds nothing."""
+    account = accounts.create_account("alice", email=f"{GREEK_NU}c{uid}@x.io", username=f"nuc_{uid}")
+    current = _partitions("EMAIL", account["email"])
+    lock = raw_client.get_item(TableName=audit_table, Key=_key(current[0], "LOCK"))["Item"]
+    for partition in current:
+        raw_client.delete_item(TableName=audit_table, Key=_key(partition, "LOCK"))
+    earlier = keys.lock_partition("EMAIL", account["email"])
+    raw_client.put_item(TableName=audit_table, Item={**lock, "PK": {"S": earlier}})
+    repaired = lock_audit.audit_locks(repair=True)
+    assert lock_audit.STALE_LOCK_KEY in {f.problem for f in repaired.findings}
+    assert repaired.clean, repaired.findings
+    assert lock_audit.audit_locks().findings == []
+    assert raw_client.get_item(TableName=audit_table, Key=_key(earlier, "LOCK")).get("Item") is None
+    assert lock_owner(raw_client, "EMAIL", account["email"], table=audit_table) == f"ACCT#{account['accountId']}"
+
+
+def test_a_change_swaps_only_the_locks_that_differ_and_a_delete_frees_them_all(api, audit_table, raw_client, uid):
+    created = api.post("/accounts", {"email": f"{GREEK_NU}d{uid}@x.io", "username": f"nud_{uid}"})
+    assert created.status == 201, created.json
+    before = set(_partitions("EMAIL", created.json["email"]))
+    changed = api.patch(f"/accounts/{created.json['accountId']}", {"email": f"vd{uid}@x.io"}, if_match=0)
+    assert changed.status == 200, changed.json
+    after = set(_partitions("EMAIL", changed.json["email"]))
+    assert after < before  # `v…` is one of the readings of `<nu>…`: its lock stays, the other goes
+    assert lock_audit.audit_locks().findings == []
+    assert api.delete(f"/accounts/{created.json['accountId']}", if_match=1).status == 204
+    for partition in before:
+        assert raw_client.get_item(TableName=audit_table, Key=_key(partition, "LOCK")).get("Item") is None

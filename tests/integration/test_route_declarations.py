@@ -13,7 +13,7 @@ def test_key_patterns_match_the_layer_key_builders() -> None:
     assert f"{keys.REQUEST_PREFIX}*" == table_patterns.REQUEST_MARKERS
     assert f"{keys.LOCK_PREFIX}EMAIL#*" == table_patterns.EMAIL_LOCKS
     assert f"{keys.LOCK_PREFIX}HANDLE#*" == table_patterns.USERNAME_LOCKS
-    assert keys.lock_key("EMAIL", "a@b.io")["PK"].startswith(table_patterns.EMAIL_LOCKS[:-1])
+    assert keys.lock_keys("EMAIL", "a@b.io")[0]["PK"].startswith(table_patterns.EMAIL_LOCKS[:-1])
     assert keys.order_key("alice", "o-1")["PK"].startswith(table_patterns.ORDERS[:-1])
     assert keys.owner_index_partition("alice").startswith(table_patterns.OWNER_INDEX[:-1])
 

@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.integration.test_accounts import _key, sign_up, stored_account
-from tests.support.table_reads import is_tombstone, lock_owner
+from tests.support.table_reads import is_tombstone, lock_owner, lock_pk
 
 SIGNUPS = 50
 
@@ -74,15 +74,16 @@ def test_fifty_threads_one_email_exactly_one_winner_and_no_orphan_lock(api, raw_
 
     email = f"ada@lovelace-{uid}.io"
     assert winner["email"] == email
-    email_locks = locks_with_prefix(raw_client, f"UNIQ#EMAIL#ada@lovelace-{uid}")
-    assert [lock["PK"]["S"] for lock in email_locks] == [f"UNIQ#EMAIL#{email}"]
+    email_locks = locks_with_prefix(raw_client, lock_pk("EMAIL", f"ada@lovelace-{uid}"))
+    assert [lock["PK"]["S"] for lock in email_locks] == [lock_pk("EMAIL", f"{email}")]
     assert email_locks[0]["owner"]["S"] == f"ACCT#{winner['accountId']}"
     for i, username in enumerate(usernames):
         expected = f"ACCT#{winner['accountId']}" if i == winner_index else None
         assert lock_owner(raw_client, "HANDLE", username) == expected, username
     handle_locks = locks_with_prefix(raw_client, "UNIQ#HANDLE#racer")
-    assert [lock["PK"]["S"] for lock in handle_locks if lock["PK"]["S"].endswith(uid)] == [
-        f"UNIQ#HANDLE#{usernames[winner_index]}"
+    uid_reading = lock_pk("HANDLE", f"_{uid}").removeprefix("UNIQ#HANDLE#")  # a digit 1 reads as l, 0 as o
+    assert [lock["PK"]["S"] for lock in handle_locks if lock["PK"]["S"].endswith(uid_reading)] == [
+        lock_pk("HANDLE", f"{usernames[winner_index]}")
     ]
 
 
@@ -186,7 +187,7 @@ def test_a_lock_held_by_another_account_is_never_released(api, raw_client, uid):
     table = os.environ["TABLE_NAME"]
     raw_client.put_item(
         TableName=table,
-        Item={**_key(f"UNIQ#EMAIL#clash@{uid}.io", "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
+        Item={**_key(lock_pk("EMAIL", f"clash@{uid}.io"), "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
     )
     moved = api.patch(f"/accounts/{ada['accountId']}", {"email": f"moved@{uid}.io"}, if_match=0)
     assert moved.status == 200, moved.json
@@ -194,7 +195,7 @@ def test_a_lock_held_by_another_account_is_never_released(api, raw_client, uid):
     assert lock_owner(raw_client, "EMAIL", f"moved@{uid}.io") == f"ACCT#{ada['accountId']}"
     raw_client.put_item(
         TableName=table,
-        Item={**_key(f"UNIQ#HANDLE#clash_{uid}", "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
+        Item={**_key(lock_pk("HANDLE", f"clash_{uid}"), "LOCK"), "owner": {"S": f"ACCT#someone-else-{uid}"}},
     )
     assert api.delete(f"/accounts/{ada['accountId']}", if_match=1).status == 204
     assert lock_owner(raw_client, "HANDLE", f"clash_{uid}") == f"ACCT#someone-else-{uid}"

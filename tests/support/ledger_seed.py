@@ -17,7 +17,7 @@ import uuid
 from ddbguard.domain.ledger import new_balance_item
 from local.api_client import ApiClient
 from local.scenarios import fund_ledger
-from tests.support.table_reads import attribute_values
+from tests.support.table_reads import attribute_values, lock_pk
 
 SEEDED_AT = "2025-01-01T00:00:00.000Z"
 
@@ -41,8 +41,8 @@ def seed_account(raw_client, owner_sub: str, account_id: str | None = None) -> s
     }
     owner = {"S": f"ACCT#{account_id}"}
     locks = [
-        {"PK": {"S": f"UNIQ#EMAIL#{email}"}, "SK": {"S": "LOCK"}, "owner": owner},
-        {"PK": {"S": f"UNIQ#HANDLE#{username}"}, "SK": {"S": "LOCK"}, "owner": owner},
+        {"PK": {"S": lock_pk("EMAIL", f"{email}")}, "SK": {"S": "LOCK"}, "owner": owner},
+        {"PK": {"S": lock_pk("HANDLE", f"{username}")}, "SK": {"S": "LOCK"}, "owner": owner},
     ]
     raw_client.transact_write_items(
         TransactItems=[{"Put": {"TableName": table, "Item": item}} for item in (account, *locks)]

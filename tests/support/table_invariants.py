@@ -74,17 +74,20 @@ def _check_accounts(accounts: dict[str, Item], world: World) -> None:
 
 
 def _check_locks(locks: list[Item], accounts: dict[str, Item]) -> None:
-    held: Counter[str] = Counter()
+    """Each live account holds exactly the locks of its values' readings (`keys.lock_keys`: one or more per value),
+    and every lock is one of its owner's."""
+    held: dict[str, set[str]] = {account_id: set() for account_id in accounts}
     for lock in locks:
         kind = keys.lock_parts(lock["PK"])[0]
         owner = str(lock.get("owner", "")).removeprefix(keys.ACCOUNT_PREFIX)
         assert owner in accounts, f"lock {lock['PK']} has no live owner ({lock.get('owner')})"
         field = next(name for name, lock_kind in UNIQUE_LOCKS.items() if lock_kind == kind)
-        current = keys.lock_key(kind, accounts[owner][field])["PK"]
-        assert lock["PK"] == current, f"lock {lock['PK']} is not its owner's current {field} key {current}"
-        held[owner] += 1
-    for account_id in accounts:
-        assert held[account_id] == len(UNIQUE_LOCKS), f"account {account_id} holds {held[account_id]} locks"
+        current = {key["PK"] for key in keys.lock_keys(kind, accounts[owner][field])}
+        assert lock["PK"] in current, f"lock {lock['PK']} is not one of its owner's current {field} keys {current}"
+        held[owner].add(lock["PK"])
+    for account_id, account in accounts.items():
+        expected = {key["PK"] for field, kind in UNIQUE_LOCKS.items() for key in keys.lock_keys(kind, account[field])}
+        assert held[account_id] == expected, f"account {account_id} holds {held[account_id]}, not {expected}"
 
 
 def _check_ledgers(partitions: dict[str, list[Item]], world: World, *, settled: bool) -> None:

@@ -9,6 +9,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from ddbguard.store import keys
+
 _deserializer = TypeDeserializer()
 _serializer = TypeSerializer()
 
@@ -66,10 +68,20 @@ def raw_collection(raw_client, partition: str, sort_prefix: str, table: str | No
             return items
 
 
+def lock_pk(kind: str, value: str) -> str:
+    """The partition key of the one lock of a value that reads one way (most ASCII values): `UNIQ#<KIND>#<reading>`."""
+    (key,) = keys.lock_keys(kind, value)
+    return key["PK"]
+
+
 def lock_owner(raw_client, kind: str, value: str, table: str | None = None) -> str | None:
-    """The `owner` of the lock for a normalised value (kind EMAIL or HANDLE), or None."""
-    item = raw_item(raw_client, {"PK": f"UNIQ#{kind}#{value}", "SK": "LOCK"}, table)
-    return item["owner"] if item else None
+    """The `owner` of the locks of a normalised value (kind EMAIL or HANDLE: one lock per reading of the value,
+    `keys.lock_keys`), or None when it has none. Locks of one value held by different owners, or some missing, fail
+    the caller's test: a value's locks are written and released together."""
+    found = [raw_item(raw_client, dict(key), table) for key in keys.lock_keys(kind, value)]
+    owners = {item["owner"] if item else None for item in found}
+    assert len(owners) == 1, f"the locks of {value!r} are held by {owners}"
+    return owners.pop()
 
 
 def is_tombstone(item: dict[str, Any] | None) -> bool:

@@ -4,7 +4,10 @@ body that the service accepts, and readable titles."""
 from __future__ import annotations
 
 import json
+import re
 import string
+import sys
+import unicodedata
 from typing import Any
 
 import jsonschema
@@ -14,8 +17,14 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 import routes
-from ddbguard.domain.normalize import email_problem, unique_form, username_problem
-from ddbguard.limits import CURSOR_MAX_CHARS, EMAIL_MAX_BYTES, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS
+from ddbguard.domain.normalize import email_form, email_problem, folded, unique_form, username_problem
+from ddbguard.limits import (
+    CURSOR_MAX_CHARS,
+    EMAIL_MAX_BYTES,
+    FORBIDDEN_CHARACTER_CATEGORIES,
+    USERNAME_MAX_CHARS,
+    USERNAME_MIN_CHARS,
+)
 from local.api_models import request_model
 from local.openapi import OPENAPI_PATH
 from local.openapi_titles import generated_title, readable_title
@@ -137,3 +146,37 @@ def test_an_email_is_admitted_by_the_document_exactly_when_the_service_accepts_i
 def test_other_spellings_of_a_valid_username_are_accepted_too(spelling: str) -> None:
     """Documented: the schema states the normalised form; spellings that normalise into it pass as well."""
     assert _service_accepts_username(spelling)
+
+
+def _normal_form_holds_what_a_pattern_refuses(character: str) -> bool:
+    """The character's normal form (NFKC, case-folded) holds a space, a control or other forbidden character, or an
+    @: a reason a pattern can state, so the published pattern must state it."""
+    return any(
+        ch.isspace() or ch == "@" or unicodedata.category(ch) in FORBIDDEN_CHARACTER_CATEGORIES
+        for ch in folded(character)
+    )
+
+
+def test_the_email_pattern_admits_no_character_whose_normal_form_the_service_refuses_by_shape() -> None:
+    """Schemathesis found `¯` (U+00AF): the pattern admitted it, but its normal form is a space and a macron, so the
+    service answered "no spaces". Every such character, over the whole repertoire, is refused by the pattern in the
+    local part and in the domain, and by the service."""
+    pattern = re.compile(COMPONENTS["CreateAccount"]["properties"]["email"]["pattern"])
+    statable = [
+        chr(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) != "Cs" and _normal_form_holds_what_a_pattern_refuses(chr(code))
+    ]
+    assert "\u00af" in statable and "\uff20" in statable and len(statable) > 100
+    spellings = [(f"a{ch}b@example.com", f"ab@ex{ch}ample.com") for ch in statable]
+    admitted = [value for pair in spellings for value in pair if pattern.search(value)]
+    assert admitted == []
+    accepted = [value for pair in spellings for value in pair if email_problem(email_form(value)) is None]
+    assert accepted == []
+
+
+@pytest.mark.parametrize("value", ["kate@example.com.", "kate@example.com\u3002", "kate@example.com\uff0e"])
+def test_the_email_pattern_refuses_a_domain_ending_with_a_full_stop(value: str) -> None:
+    schema = COMPONENTS["CreateAccount"]["properties"]["email"]
+    assert not _schema_admits(schema, value)
+    assert email_problem(email_form(value)) is not None

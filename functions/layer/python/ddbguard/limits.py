@@ -28,6 +28,11 @@ USERNAME_MAX_CHARS: Final = 30  # the pattern is ASCII, so characters and bytes 
 USERNAME_PATTERN: Final = re.compile(rf"[A-Za-z0-9_.-]{{{USERNAME_MIN_CHARS},{USERNAME_MAX_CHARS}}}")
 # Raw input may carry surrounding spaces that normalising trims; bounded so a body cannot be all username.
 UNIQUE_VALUE_RAW_MAX_CHARS: Final = EMAIL_MAX_BYTES
+# How many readings (and so locks) one unique value may take (ddbguard.store.readings). A change of email and
+# username in one PATCH puts the new value's locks and deletes the old one's in one transaction: 48 + 48 for the
+# email, 1 + 1 for an ASCII username, the account and the request marker make 100, DynamoDB's limit of actions in
+# a transaction. Every name of the real-name corpus takes at most 48 (tests/unit/test_real_names.py).
+MAX_READINGS: Final = 48
 DISPLAY_NAME_MAX_CHARS: Final = 100
 DISPLAY_NAME_MAX_BYTES: Final = 4 * DISPLAY_NAME_MAX_CHARS  # up to 4 UTF-8 bytes a character
 
@@ -73,8 +78,10 @@ DEFAULT_IGNORABLE_CLASS: Final = (
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
-# Symbols that draw nothing although they are not ignorable (BRAILLE PATTERN BLANK).
-BLANK_SYMBOLS: Final = "\u2800"
+# Characters that draw nothing although they are neither spaces nor default-ignorable: BRAILLE PATTERN BLANK and
+# KHITAN SMALL SCRIPT FILLER. Every character Unicode names a FILLER or a PATTERN BLANK is one of these or
+# default-ignorable (tests/unit/test_unicode_properties.py reads the names).
+BLANK_SYMBOLS: Final = "\u2800\U00016fe4"
 # What makes a character seen: a letter, number, punctuation or symbol (a mark needs a base, a space shows nothing).
 VISIBLE_CATEGORY_CLASSES: Final = frozenset("LNPS")
 

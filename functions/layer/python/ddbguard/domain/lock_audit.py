@@ -1,4 +1,4 @@
-"""The lock audit: every lock has one live owner whose current value it equals, and no owner lacks its locks.
+"""The lock audit: every lock has one live owner whose current value reads as it, and no owner lacks its locks.
 
 It covers every declared entity (`ddbguard.guards.entity`) and every unique field each declares.
 Normal writes keep this true by construction (locks change only in the owner's own transaction);
@@ -6,11 +6,16 @@ the audit is the safety net for anything that bypassed them (a manual edit, a re
 reads lock items (`UNIQ#...`) and the items of every entity with unique fields with a filtered
 Scan, the only way to see every lock, and reports:
 
-- `orphan_lock`: the lock's owner item is gone (or only its tombstone is left), or its current value is not
-  the lock's value;
+A value holds one lock per way it reads (`ddbguard.store.readings`), so an owner's value has one or more lock
+keys, and the audit reports:
+
+- `orphan_lock`: the lock's owner item is gone (or only its tombstone is left), or its current value does not
+  read as the lock's key;
 - `stale_lock_key`: the lock holds its owner's current value, keyed as an earlier rule of normalisation keyed
-  it (before look-alike skeletons, say), not as the current rule keys it;
-- `missing_lock`: an item's value has no lock at all;
+  it (before look-alike skeletons, or before a value could read several ways), not as the current rule keys it;
+- `missing_lock`: one of an item's value's lock keys has no lock;
+- `too_many_readings`: an item's value reads more ways than a value may lock (written before the bound; a person
+  decides, never repaired);
 - `lock_held_by_other`: an item's value is locked by another item (two owners claim one value;
   a person must decide, so this is never repaired);
 - `missing_value`: an item without one of its unique values (never repaired either).
@@ -21,8 +26,8 @@ only while the problem still exists: an orphan lock is deleted only if its owner
 same and that owner still lacks the value (ConditionCheck on the owner in the same transaction);
 a missing lock is put only if nobody holds it and the item still has the value. A repair whose
 condition fails changed nothing and stays reported as unrepaired. A stale key is moved in one
-transaction: the old lock deleted while still the owner's, the lock at the current key put if free
-(or kept if already the owner's), the owner checked to still hold the value. A lock of a kind no
+transaction: the old lock deleted while still the owner's, every lock at the value's current keys put if
+free (or kept if already the owner's), the owner checked to still hold the value. A lock of a kind no
 entity declares is not judged (it belongs to no rule this process knows).
 """
 
@@ -41,6 +46,7 @@ from ddbguard.records import Record
 from ddbguard.store import keys, reads, writes
 from ddbguard.store.attribute_names import OWNER as OWNER
 from ddbguard.store.attribute_names import PK, SK, VALUE
+from ddbguard.store.readings import TooManyReadings
 from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
 
@@ -49,6 +55,7 @@ STALE_LOCK_KEY = "stale_lock_key"
 MISSING_LOCK = "missing_lock"
 LOCK_HELD_BY_OTHER = "lock_held_by_other"
 MISSING_VALUE = "missing_value"
+TOO_MANY_READINGS = "too_many_readings"
 
 
 class Finding(Record):
@@ -196,7 +203,10 @@ def _counterparts(locks: list[Item], owners: Owners) -> tuple[dict[str, Item], d
     owner_keys = {key[PK]: key for lock in locks if (key := _owner_key_of(lock))}
     found_owners = _by_partition(reads.get_items([owner_keys[pk] for pk in sorted(owner_keys)]))
     lock_keys = {
-        value.key[PK]: value.key for entity, item in owners for value in uniqueness.protected_values(entity, item)
+        key[PK]: key
+        for entity, item in owners
+        for value in uniqueness.protected_values(entity, item)
+        for key in _readable_keys(value)
     }
     held = _by_partition(reads.get_items(list(lock_keys.values())))
     return found_owners, held
@@ -218,12 +228,15 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     def orphan(detail: str) -> Finding:
         owner_partition = owner if isinstance(owner, str) else None
         owner_id = _id_of(entity, owner_item, owner)
+        # The value the lock was taken for, not its key's reading (`alice` is keyed `allce`): the repair deletes the
+        # lock only while the owner lacks that value.
+        taken_for = _lock_value(lock, value)
         return Finding(
             problem=ORPHAN_LOCK,
             lock=partition,
             owner_id=owner_id,
             field=name,
-            value=value,
+            value=taken_for,
             detail=detail,
             entity=entity.kind,
             owner=owner_partition,
@@ -233,10 +246,13 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
         return orphan(f"owner {owner!r} does not exist")
     assert owner_item is not None
     held = owner_item.get(name)
-    if isinstance(held, str) and _current_lock(unique, held) == partition:
+    current = _current_locks(unique, held) if isinstance(held, str) else ()
+    if current is None:
+        return None  # the owner's value reads too many ways: its own finding says so
+    if partition in current:
         return None
     # The details name no value: findings are logged, and values are personal data (`value` carries it).
-    if isinstance(held, str) and _current_lock(unique, _lock_value(lock, value)) == _current_lock(unique, held):
+    if isinstance(held, str) and _current_locks(unique, _lock_value(lock, value)) == current:
         owner_id = _id_of(entity, owner_item, owner)
         detail = f"lock keyed by an earlier rule; the owner's {name} is keyed otherwise now"
         return Finding(
@@ -252,10 +268,21 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
     return orphan(f"owner's {name} is now another value")
 
 
-def _current_lock(unique: Unique, value: str) -> str:
-    """The partition key of the lock the current rule gives a stored `value`: the key every write computes
-    (`ddbguard.guards.uniqueness.ProtectedValue.key`), so a moved lock is the one the owner's next change swaps."""
-    return keys.lock_key(unique.lock_kind, value)[PK]
+def _current_locks(unique: Unique, value: str) -> tuple[str, ...] | None:
+    """The partition keys of the locks the current rule gives a stored `value` (None: it reads too many ways): the
+    keys every write computes (`ddbguard.guards.uniqueness.ProtectedValue.keys`), so a moved lock is one the
+    owner's next change swaps."""
+    try:
+        return tuple(key[PK] for key in keys.lock_keys(unique.lock_kind, value))
+    except TooManyReadings:
+        return None
+
+
+def _readable_keys(value: ProtectedValue) -> tuple[Key, ...]:
+    try:
+        return value.keys
+    except TooManyReadings:
+        return ()
 
 
 def _lock_value(lock: Item, keyed_value: str) -> str:
@@ -286,12 +313,18 @@ def _judge_owner(entity: Entity, item: Item, locks: dict[str, Item]) -> list[Fin
         if not isinstance(value, str):
             findings.append(found(MISSING_VALUE, None, name, None, f"{entity.kind} has no {name}"))
             continue
-        partition = keys.lock_key(unique.lock_kind, value)[PK]
-        lock = locks.get(partition)
-        if lock is None:
-            findings.append(found(MISSING_LOCK, partition, name, value, f"no lock for its {name}"))
-        elif lock.get(OWNER) != owner:
-            findings.append(found(LOCK_HELD_BY_OTHER, partition, name, value, f"lock owned by {lock.get(OWNER)!r}"))
+        current = _current_locks(unique, value)
+        if current is None:
+            detail = f"its {name} reads more ways than a value may lock"
+            findings.append(found(TOO_MANY_READINGS, None, name, value, detail))
+            continue
+        for partition in current:
+            lock = locks.get(partition)
+            if lock is None:
+                findings.append(found(MISSING_LOCK, partition, name, value, f"no lock for a reading of its {name}"))
+            elif lock.get(OWNER) != owner:
+                detail = f"lock owned by {lock.get(OWNER)!r}"
+                findings.append(found(LOCK_HELD_BY_OTHER, partition, name, value, detail))
     return findings
 
 
@@ -339,11 +372,12 @@ def _still_broken(finding: Finding) -> Finding | None:
     if item is None or entity is None:
         return None  # the owner is gone: any lock it left is judged on its own
     locks = {}
-    if finding.value is not None:
-        lock = reads.get_item(keys.lock_key(entity.unique_field(finding.field).lock_kind, finding.value))
+    if finding.lock is not None:
+        lock = reads.get_item(keys.lock_key_of_partition(finding.lock))
         if lock is not None:
             locks[lock[PK]] = lock
-    return next((f for f in _judge_owner(entity, item, locks) if f.field == finding.field), None)
+    judged = _judge_owner(entity, item, locks)
+    return next((f for f in judged if f.field == finding.field and f.lock == finding.lock), None)
 
 
 # --- repairing --------------------------------------------------------------------------------
@@ -375,11 +409,13 @@ def _repair_missing(finding: Finding) -> bool:
     entity = _declared(finding.entity)
     if owner_key is None or entity is None or finding.value is None:
         return False
+    if finding.lock is None:
+        return False
     protected = ProtectedValue(finding.field, entity.unique_field(finding.field).lock_kind, finding.value)
     still_has_value = Attr(PK).exists() & Attr(finding.field).eq(finding.value)
     actions = [
         writes.condition_check(owner_key, still_has_value),
-        *uniqueness.reserve_unique_values(owner_key[PK], [protected]),
+        *uniqueness.reserve_locks(owner_key[PK], protected, [keys.lock_key_of_partition(finding.lock)]),
     ]
     return _repaired(actions)
 
@@ -394,21 +430,26 @@ def _repaired(actions: list[Action]) -> bool:
 
 
 def _repair_stale_key(finding: Finding) -> bool:
-    """Move the lock to the current key in one transaction: the old lock deleted while still the owner's, the new
-    one put if free (or checked to be the owner's already), the owner checked to still hold the value."""
+    """Move the lock to the current keys in one transaction: the old lock deleted while still the owner's, each
+    lock of the value's readings put if free (or checked to be the owner's already), the owner checked to still
+    hold the value."""
     entity = _declared(finding.entity)
     if finding.lock is None or finding.value is None or finding.owner is None or entity is None:
         return False
     unique = entity.unique_field(finding.field)
     current = ProtectedValue(finding.field, unique.lock_kind, finding.value)
     held_by_owner = Attr(PK).exists() & Attr(OWNER).eq(finding.owner)
-    existing = reads.get_item(current.key)
-    if existing is None:
-        take_current = uniqueness.reserve_unique_values(finding.owner, [current])
-    elif existing.get(OWNER) == finding.owner:
-        take_current = [writes.condition_check(current.key, held_by_owner)]
-    else:
-        return False  # another owner holds the current key: two claimants, a person decides
+    take_current: list[Action] = []
+    for key in _readable_keys(current):
+        existing = reads.get_item(key)
+        if existing is None:
+            take_current += uniqueness.reserve_locks(finding.owner, current, [key])
+        elif existing.get(OWNER) == finding.owner:
+            take_current.append(writes.condition_check(key, held_by_owner))
+        else:
+            return False  # another owner holds a current key: two claimants, a person decides
+    if not take_current:
+        return False
     actions = [
         writes.delete(keys.lock_key_of_partition(finding.lock), held_by_owner),
         *take_current,

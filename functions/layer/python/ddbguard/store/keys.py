@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ddbguard.store.confusables import lock_value
+from ddbguard.store.readings import readings
 from ddbguard.store.shapes import Key
 
 ACCOUNT_PREFIX = "ACCT#"
@@ -69,15 +69,15 @@ def is_lock_key(partition: str, sort: object) -> bool:
     return partition.startswith(LOCK_PREFIX) and sort == LOCK_SORT
 
 
-def lock_key(kind: str, normalised_value: str) -> Key:
-    """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised. Look-alike
-    spellings share one key: a non-ASCII value is keyed by its confusable skeleton (`ddbguard.store.confusables`),
-    an ASCII one by itself."""
-    return lock_key_of_partition(lock_partition(kind, lock_value(normalised_value)))
+def lock_keys(kind: str, normalised_value: str) -> tuple[Key, ...]:
+    """kind names the unique field's lock (EMAIL, HANDLE, ...); the value is already normalised. One lock per way
+    a person may read the value (`ddbguard.store.readings`), sorted: look-alike spellings share a key, and a value
+    that reads two ways (Greek nu: v, and N in capitals) holds both."""
+    return tuple(lock_key_of_partition(lock_partition(kind, reading)) for reading in readings(normalised_value))
 
 
 def lock_partition(kind: str, keyed_value: str) -> str:
-    """`UNIQ#<KIND>#<value>` for a value already in its keyed form (`lock_value`'s, or a pseudonym's tag)."""
+    """`UNIQ#<KIND>#<value>` for a value already in its keyed form (a reading, or a pseudonym's tag)."""
     return f"{LOCK_PREFIX}{kind}#{keyed_value}"
 
 
