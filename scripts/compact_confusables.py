@@ -205,10 +205,12 @@ def build(confusables: bytes, props: bytes) -> str:
             ": run with the Python of the Lambda runtime, and data of its version"
         )
     soft = parse_soft_dotted(props.decode("utf-8-sig"))
-    look = LookAlikeData(prototypes, frozenset(soft), {}, {}, frozenset())
-    look = look._replace(small_capitals=small_capitals(look))
+    look = LookAlikeData(
+        prototypes=prototypes, soft_dotted=frozenset(soft), small_capitals={}, dominated={}, misread=frozenset()
+    )
+    look = look.replaced(small_capitals=small_capitals(look))
     refused = misread(look)  # judged on every reading, before any is dropped
-    look = look._replace(dominated=dominated(look))
+    look = look.replaced(dominated=dominated(look))
     lines = [
         "# Unicode look-alike data for lock values (ddbguard.store.confusables), written by make confusables.",
         "# Prototypes from Unicode Security Mechanisms (UTS #39) confusables.txt; Soft_Dotted from PropList.txt.",

@@ -67,3 +67,39 @@ def test_finding_8_a_display_name_of_hangul_fillers_is_refused(state):
             )
         ],
     )
+
+
+def test_soak_a_key_past_its_lifetime_may_create_again(state):
+    """Found by `make soak` (seed 2058448337) in the machine's own invariants, not in the service: an order key
+    used again after its 24 hours creates a second order (the body names another id), as the contract allows; the
+    table check once counted that as a key creating twice."""
+    replay(
+        state,
+        [
+            (
+                "create_order",
+                {
+                    "account": 5,
+                    "caller": "alice",
+                    "key": "k1",
+                    "order_id": None,
+                    "price": 100,
+                    "quantity": 2,
+                    "stranger": 4,
+                },
+            ),
+            ("a_day_passes", {"share": 0.0}),
+            (
+                "create_order",
+                {
+                    "account": 8,
+                    "caller": "alice",
+                    "key": "last",
+                    "order_id": "o-1",
+                    "price": 100,
+                    "quantity": 1,
+                    "stranger": 3,
+                },
+            ),
+        ],
+    )

@@ -135,9 +135,9 @@ def test_the_data_is_what_the_build_derives_from_its_prototypes():
     soft-dotted letters, are the shipped ones: the data was not edited by hand."""
     build = _build_script()
     shipped = confusables.data()
-    bare = shipped._replace(small_capitals={}, dominated={}, misread=frozenset())
+    bare = shipped.replaced(small_capitals={}, dominated={}, misread=frozenset())
     assert build.small_capitals(bare) == shipped.small_capitals
-    with_capitals = bare._replace(small_capitals=shipped.small_capitals)
+    with_capitals = bare.replaced(small_capitals=shipped.small_capitals)
     assert build.misread(with_capitals) == set(shipped.misread)
     assert build.dominated(with_capitals) == shipped.dominated
 

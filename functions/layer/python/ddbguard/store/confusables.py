@@ -17,17 +17,31 @@ from __future__ import annotations
 import unicodedata
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
+
+from ddbguard.records import Record
 
 DATA = Path(__file__).with_name("confusables.tsv")
 
 
-class LookAlikeData(NamedTuple):
-    prototypes: dict[str, str]
-    soft_dotted: frozenset[str]
-    small_capitals: dict[str, str]
-    dominated: dict[str, str]
-    misread: frozenset[str]
+class LookAlikeData(Record):
+    """The look-alike data, by section of confusables.tsv."""
+
+    __slots__ = ("dominated", "misread", "prototypes", "small_capitals", "soft_dotted")
+
+    def __init__(
+        self,
+        *,
+        prototypes: dict[str, str],
+        soft_dotted: frozenset[str],
+        small_capitals: dict[str, str],
+        dominated: dict[str, str],
+        misread: frozenset[str],
+    ) -> None:
+        self.prototypes = prototypes
+        self.soft_dotted = soft_dotted
+        self.small_capitals = small_capitals
+        self.dominated = dominated
+        self.misread = misread
 
 
 def _text(hex_points: str) -> str:
