@@ -71,7 +71,7 @@ def test_finding_8_a_display_name_of_hangul_fillers_is_refused(state):
 
 def test_soak_a_key_past_its_lifetime_may_create_again(state):
     """Found by `make soak` (seed 2058448337) in the machine's own invariants, not in the service: an order key
-    used again after its 24 hours creates a second order (the body names another id), as the contract allows; the
+    used again after its 24 hours creates a second order (the body names another id), as docs/api.md allows; the
     table check once counted that as a key creating twice."""
     replay(
         state,
