@@ -129,7 +129,8 @@ class UnreachableSession:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
         closed.close()  # nothing listens there now
-        config = Config(retries={"max_attempts": 1}, connect_timeout=5, read_timeout=5)
+        # The port refuses at once; the timeouts only bound a machine too loaded to answer (house floor: 60 s).
+        config = Config(retries={"max_attempts": 1}, connect_timeout=60, read_timeout=60)
         return self._session.client(name, endpoint_url=f"http://127.0.0.1:{port}", config=config)
 
 
