@@ -109,7 +109,7 @@ venv: $(STAMP_PY)
 	@# The venv sees the code as Lambda does: function code (functions/) and the layer (functions/layer/python)
 	@# on sys.path, plus the repository root for infra/, local/, bench/ and tests/. A .pth file, so no module
 	@# has to change sys.path itself.
-	@$(PY) -c 'import pathlib, sysconfig; root = pathlib.Path.cwd(); pathlib.Path(sysconfig.get_paths()["purelib"], "ddbguard-paths.pth").write_text("\n".join(str(p) for p in (root, root / "functions", root / "functions/layer/python")) + "\n")'
+	@$(PY) -c 'import pathlib, sysconfig; root = pathlib.Path.cwd(); pathlib.Path(sysconfig.get_paths()["purelib"], "ddbguard-paths.pth").write_text("\n".join(str(p) for p in (root, root / "src", root / "functions", root / "functions/layer/python")) + "\n")'
 
 
 
@@ -282,7 +282,7 @@ fuzz: install
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python $(wildcard functions/*.py) $(sort $(dir $(wildcard functions/*/__init__.py))) \
-	infra local bench tests scripts examples app.py
+	src/ddbguard_cdk infra local bench tests scripts examples app.py
 
 lint: venv
 	$(PY) -m ruff check .

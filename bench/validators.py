@@ -159,13 +159,14 @@ def build_time_modules(folder: Path) -> None:
         code.append(generated.replace("def validate(", f"def validate_{name}(").replace("\nimport re", ""))
     (folder / "compiled_schemas.py").write_text("\n".join(code), encoding="utf-8")
     # Compiled as the layers are, so no option pays for compiling its module.
-    from infra import layer_bytecode
+    from ddbguard_cdk import layer_bytecode
 
     layer_bytecode.compile_layer(folder)
 
 
 def measure(rounds: int) -> list[list[Any]]:
-    from infra import dependency_layer, layer_bytecode, staged_assets
+    from ddbguard_cdk import layer_bytecode
+    from infra import dependency_layer, staged_assets
 
     site = dependency_layer.layer_root(dependency_layer.HOST_PLATFORM) / "python"
     with tempfile.TemporaryDirectory(prefix="ddbguard-validators-") as folder:

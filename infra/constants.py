@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ddbguard_cdk.grants import LEADING_KEYS as LEADING_KEYS
+from ddbguard_cdk.grants import LEADING_KEYS_ACTIONS as LEADING_KEYS_ACTIONS
+from ddbguard_cdk.grants import LEADING_KEYS_OPERATOR as LEADING_KEYS_OPERATOR
+from ddbguard_cdk.grants import XRAY_ACTIONS as XRAY_ACTIONS
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = REPO_ROOT / "functions"
 LAYER_DIR = FUNCTIONS_DIR / "layer"
@@ -58,22 +63,7 @@ ADMIN_GROUP = "admin"
 # background jobs, functions/routes/job_access.py: exactly the actions each function performs, each limited by
 # `dynamodb:LeadingKeys` to the partition-key patterns it reaches. These actions name a partition in every request,
 # so they can carry that condition; every other action (Scan) cannot, and is granted without it.
-LEADING_KEYS_ACTIONS = frozenset(
-    {
-        "GetItem",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "ConditionCheckItem",
-        "Query",
-        "BatchGetItem",
-        "BatchWriteItem",
-    }
-)
-# What active tracing needs; X-Ray supports no resource-level permission for them.
-XRAY_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
-LEADING_KEYS_OPERATOR = "ForAllValues:StringLike"
-LEADING_KEYS = "dynamodb:LeadingKeys"
+# The names and the statements themselves are the construct package's (src/ddbguard_cdk/grants.py).
 
 # cfn-lint's settings (`make synth`, tests/infra/test_cfn_lint.py): regions and every ignored rule with its reason.
 CFN_LINT_CONFIG = REPO_ROOT / ".cfnlintrc.yaml"

@@ -8,56 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
+from ddbguard_cdk.functions import ARCHITECTURE, RUNTIME, acknowledge_pinned_runtime, function_role, tracing_policy
+from ddbguard_cdk.settlement import settle_from_stream
 from infra import constants, dependency_layer, function_runtime, naming, retention, settings, staged_assets
 from routes import Route
 from routes.job_access import AUDIT_TABLE_ACCESS, SETTLEMENT_TABLE_ACCESS
-from routes.table_patterns import INDEX_PREFIX
 
-RUNTIME = lambda_.Runtime.PYTHON_3_13
-ARCHITECTURE = lambda_.Architecture.ARM_64
+__all__ = ["ARCHITECTURE", "RUNTIME", "Functions", "RouteFunction", "handler_string", "powertools_layer_parameter"]
 
 
 def handler_string(handler: str) -> str:
     """`ledger.withdraw` -> `ledger.withdraw.handler` (module `functions/ledger/withdraw.py`)."""
     return f"{handler}.handler"
-
-
-def table_statements(access: Mapping[str, tuple[str, ...]], table_arn: str) -> list[iam.PolicyStatement]:
-    """IAM statements granting `access` (action -> partition-key patterns) on the table, nothing more.
-
-    Actions reaching the same patterns share one statement whose `dynamodb:LeadingKeys` condition lists them;
-    an action that names no partition (Scan) gets a statement without that condition, and a Query of a secondary
-    index (pattern `index/<name>`) one on that index's ARN only.
-    """
-    by_patterns: dict[tuple[str, ...], list[str]] = {}
-    statements = []
-    for action, patterns in sorted(access.items()):
-        indexes = sorted(p.removeprefix(INDEX_PREFIX) for p in patterns if p.startswith(INDEX_PREFIX))
-        if indexes:  # a query of a secondary index: that index's ARN alone (no table partition to name)
-            arns = [f"{table_arn}/index/{index}" for index in indexes]
-            statements.append(iam.PolicyStatement(actions=[f"dynamodb:{action}"], resources=arns))
-            patterns = tuple(p for p in patterns if not p.startswith(INDEX_PREFIX))
-            if not patterns:
-                continue
-        if action in constants.LEADING_KEYS_ACTIONS and not patterns:
-            raise ValueError(f"dynamodb:{action} names a partition: declare the key patterns it reaches")
-        if action not in constants.LEADING_KEYS_ACTIONS and patterns:
-            raise ValueError(f"dynamodb:{action} cannot be limited by {constants.LEADING_KEYS}")
-        by_patterns.setdefault(tuple(sorted(set(patterns))), []).append(f"dynamodb:{action}")
-    for patterns, actions in sorted(by_patterns.items()):
-        conditions = {constants.LEADING_KEYS_OPERATOR: {constants.LEADING_KEYS: list(patterns)}} if patterns else None
-        statements.append(iam.PolicyStatement(actions=actions, resources=[table_arn], conditions=conditions))
-    return statements
 
 
 def powertools_layer_parameter(version: str) -> str:
@@ -147,48 +117,8 @@ class Functions(Construct):
             timeout_seconds=constants.SETTLEMENT_TIMEOUT_SECONDS,
             reserved=settings.count(self, settings.SETTLEMENT_RESERVED_CONCURRENCY),
         )
-        # Stream read in its own policy: ListStreams has no resource-level permission, so its `*` is acknowledged on
-        # this policy alone (a wildcard added anywhere else still fails synthesis).
-        stream_policy = iam.Policy(
-            self,
-            "SettleEntriesStreamPolicy",
-            statements=[
-                iam.PolicyStatement(
-                    actions=["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"],
-                    resources=[cast(str, table.table_stream_arn)],
-                ),
-                iam.PolicyStatement(actions=["dynamodb:ListStreams"], resources=["*"]),
-            ],
-        )
-        stream_policy.attach_to_role(cast(iam.IRole, self.settlement_function.role))
-        Validations.of(stream_policy).acknowledge(
-            Acknowledgment(
-                id="AwsSolutions-IAM5[Resource::*]",
-                reason="dynamodb:ListStreams, which the event source mapping needs, has no resource-level permissions; "
-                "the stream's records are read only from this table's stream ARN.",
-            )
-        )
-        mapping = lambda_.EventSourceMapping(
-            self,
-            "SettleEntriesFromStream",
-            target=self.settlement_function,
-            event_source_arn=table.table_stream_arn,
-            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
-            batch_size=constants.SETTLEMENT_BATCH_SIZE,
-            retry_attempts=constants.SETTLEMENT_RETRY_ATTEMPTS,
-            bisect_batch_on_error=True,
-            report_batch_item_failures=True,
-            # Only new ledger entries reach the function (a settled entry is a MODIFY).
-            filters=[
-                lambda_.FilterCriteria.filter(
-                    {
-                        "eventName": lambda_.FilterRule.is_equal("INSERT"),
-                        "dynamodb": {"Keys": {"SK": {"S": lambda_.FilterRule.begins_with("TXN#")}}},
-                    }
-                )
-            ],
-        )
-        mapping.node.add_dependency(stream_policy)
+        # The stream's mapping, its read policy and its filter are the construct package's (ddbguard_cdk/settlement.py).
+        settle_from_stream(self, self.settlement_function, table)
 
     def code(self, scope: Construct) -> lambda_.Code:
         """The functions' code asset, as the stack holding `scope` may use it."""
@@ -235,35 +165,17 @@ class Functions(Construct):
             # Logs are operational data, not records: they go with the stack (the table does not).
             removal_policy=RemovalPolicy.DESTROY,
         )
-        # An explicit role instead of the default one: no AWS managed policy, logs only to this log group.
-        role = iam.Role(
+        # An explicit role instead of the default one: no AWS managed policy, logs only to this log group; X-Ray in a
+        # policy of its own (ddbguard_cdk/functions.py says why).
+        role = function_role(
             scope,
-            f"{construct_id}Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            construct_id,
+            table_arn=self._table.table_arn,
+            access=access,
+            log_group=log_group,
             description=f"ddbguard {construct_id}: least-privilege table access",
         )
-        log_group.grant_write(role)
-        for statement in table_statements(access, self._table.table_arn):
-            role.add_to_policy(statement)
-        # X-Ray's two actions support no resource-level permission, so they are the one `Resource: "*"` grant. They
-        # live alone in their own policy, the only place that finding is acknowledged: any other wildcard (in the
-        # role's default policy or anywhere else) stays an open cdk-nag finding and fails synthesis. Active tracing is
-        # therefore set on the L1 below, because the L2's Tracing.ACTIVE would add them to the default policy.
-        tracing_policy = iam.Policy(
-            scope,
-            f"{construct_id}TracingPolicy",
-            roles=[role],
-            statements=[
-                iam.PolicyStatement(actions=list(constants.XRAY_ACTIONS), resources=["*"]),
-            ],
-        )
-        Validations.of(tracing_policy).acknowledge(
-            Acknowledgment(
-                id="AwsSolutions-IAM5[Resource::*]",
-                reason="xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; "
-                "this policy holds only them, and table and log permissions are scoped to the table and log group.",
-            )
-        )
+        tracing = tracing_policy(scope, construct_id, role)
         function = lambda_.Function(
             scope,
             f"{construct_id}Function",
@@ -291,12 +203,6 @@ class Functions(Construct):
         self._targets[construct_id] = function_runtime.apply(
             scope, construct_id, function, invoked_through_alias=invoked_through_alias
         )
-        function.node.add_dependency(tracing_policy)  # traces from the first invocation on
-        Validations.of(function).acknowledge(
-            Acknowledgment(
-                id="AwsSolutions-L1",
-                reason="Pinned to python3.13 on purpose: the local venv, the dependencies layer (cp313 wheels) "
-                "and the shared layer are built and tested for 3.13.",
-            )
-        )
+        function.node.add_dependency(tracing)  # traces from the first invocation on
+        acknowledge_pinned_runtime(function)
         return function

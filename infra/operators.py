@@ -14,7 +14,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from infra.functions import table_statements
+from ddbguard_cdk.grants import table_statements
 from routes.job_access import LOCK_REMEDY_TABLE_ACCESS
 
 

@@ -16,40 +16,32 @@ from __future__ import annotations
 from typing import Any
 
 import cdk_monitoring_constructs as mc
-from aws_cdk import Acknowledgment, Duration, Validations
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from ddbguard_cdk.settlement import (
+    ITERATOR_AGE_MS,
+    OLDEST_UNSETTLED_DATAPOINTS,
+    OLDEST_UNSETTLED_EVALUATION_PERIODS,
+    OLDEST_UNSETTLED_METRIC,
+    OLDEST_UNSETTLED_S,
+    SWEEP_EVERY,
+    SWEEPER_TIMEOUT_SECONDS,
+    failure_queue,
+    send_failures_to,
+    sweep_schedule,
+)
 from infra import constants, settings
 from infra.functions import Functions
 from infra.monitoring import CRITICAL, Monitoring, custom_metric
 from routes.job_access import SWEEPER_TABLE_ACCESS
 
+# The product's own handler module (functions/streams/sweep_pending.py re-exports the library's).
 SWEEPER_HANDLER = "streams.sweep_pending.handler"
-# Shorter than the schedule's interval: a sweep ends before the next one starts, so with one execution reserved
-# (prod) a scheduled sweep is never throttled by the one before it; a sweep settles ~500 balances a minute.
-SWEEPER_TIMEOUT_SECONDS = 240
-SWEEP_EVERY = Duration.minutes(5)
-# Balances younger than this are the stream's to settle.
-SWEEP_MIN_AGE_SECONDS = 60
-# A stream record older than this is given up by the mapping (to the on-failure queue); the stream keeps 24 h.
-MAX_RECORD_AGE = Duration.hours(1)
-# The on-failure queue keeps its messages as long as SQS allows: they are the re-drive's input.
-FAILURE_RETENTION = Duration.days(14)
 # The mapping's own construct id in infra/functions.py.
 MAPPING_ID = "SettleEntriesFromStream"
-
-# Alarm thresholds: behind by minutes, not seconds (the sweeper settles anything older than a minute).
 ALARM_GROUP = "Settlement"
-ITERATOR_AGE_MS = 120_000
-OLDEST_UNSETTLED_S = 600
-OLDEST_UNSETTLED_EVALUATION_PERIODS = 3
-OLDEST_UNSETTLED_DATAPOINTS = 2
-OLDEST_UNSETTLED_METRIC = "OldestUnsettledAgeSeconds"
 # Drawn beside the alarms, never alarmed on their own: the alarms above already say "behind".
 DRAWN_METRICS = ("SettledEntries", "SettlementBehind", "PermanentStoreError")
 
@@ -61,29 +53,11 @@ class Settlement(Construct):
         super().__init__(scope, construct_id)
         settler = functions.settlement_function
         self._settler = settler
-        self.failure_queue = sqs.Queue(
-            self,
-            "SettlementFailures",
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            retention_period=FAILURE_RETENTION,
-        )
-        Validations.of(self.failure_queue).acknowledge(
-            Acknowledgment(
-                id="AwsSolutions-SQS3",
-                reason="This queue is itself the dead-letter destination of the settlement's stream mapping; "
-                "its messages are re-driven by an operator (docs/operations.md), never consumed automatically.",
-            )
-        )
-        # The mapping sends to its destination with the function's role.
-        self.failure_queue.grant_send_messages(settler)
-        mapping = functions.node.find_child(MAPPING_ID).node.default_child
-        assert isinstance(mapping, lambda_.CfnEventSourceMapping)
-        mapping.maximum_record_age_in_seconds = int(MAX_RECORD_AGE.to_seconds())
-        mapping.destination_config = lambda_.CfnEventSourceMapping.DestinationConfigProperty(
-            on_failure=lambda_.CfnEventSourceMapping.OnFailureProperty(destination=self.failure_queue.queue_arn)
-        )
-        self.mapping = mapping
+        # Queue, record age, destination and schedule are the construct package's (src/ddbguard_cdk/settlement.py).
+        self.failure_queue = failure_queue(self)
+        mapping = functions.node.find_child(MAPPING_ID)
+        assert isinstance(mapping, lambda_.EventSourceMapping)
+        self.mapping = send_failures_to(mapping, self.failure_queue, settler)
 
         # Functions builds every function the same way (own role, log group, tracing policy, acknowledgements).
         self.sweeper = functions._function(
@@ -98,19 +72,7 @@ class Settlement(Construct):
             # retries the throttled one (its throttles are a Warning).
             reserved=settings.count(self, settings.SWEEPER_RESERVED_CONCURRENCY),
         )
-        self.schedule = events.Rule(
-            self,
-            "SweepSchedule",
-            description="Runs the settlement sweeper",
-            schedule=events.Schedule.rate(SWEEP_EVERY),
-            targets=[
-                targets.LambdaFunction(
-                    self.sweeper,
-                    event=events.RuleTargetInput.from_object({"minAgeSeconds": SWEEP_MIN_AGE_SECONDS}),
-                    retry_attempts=2,
-                )
-            ],
-        )
+        self.schedule = sweep_schedule(self, self.sweeper)
 
     def monitor(self, monitoring: Monitoring) -> None:
         """A dashboard section and the three falling-behind alarms, on the stack's MonitoringFacade (so they are named,

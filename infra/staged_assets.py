@@ -2,10 +2,10 @@
 
 `functions/layer` is copied without caches into `.local/layers/shared-<hash>/`, and the function code (functions/
 without the layer, caches and tests, as the code asset always was) into `.local/layers/code-<hash>/`, and each is
-compiled there (infra/layer_bytecode.py) for where Lambda puts it: /opt/python, /var/task. Both are read-only on
-Lambda, so without bytecode every cold start compiled `routes.py`, the handler and the layer from source. The
-source tree never gets a `.pyc` from this. The hash covers every source file's path and bytes and the compile step,
-so an unchanged tree reuses its folder (same CDK asset hash, no diff) and a changed file builds a new one.
+compiled there (src/ddbguard_cdk/layer_bytecode.py) for where Lambda puts it: /opt/python, /var/task. Both are
+read-only on Lambda, so without bytecode every cold start compiled `routes.py`, the handler and the layer from
+source. The source tree never gets a `.pyc` from this. The hash covers every source file's path and bytes and the
+compile step, so an unchanged tree reuses its folder (same CDK asset hash, no diff) and a changed file builds a new one.
 
 `python -m infra.staged_assets` builds both (if needed) and prints the folders and their sizes.
 """
@@ -18,7 +18,8 @@ import shutil
 import uuid
 from pathlib import Path
 
-from infra import constants, layer_bytecode
+from ddbguard_cdk import layer_bytecode
+from infra import constants
 from infra.dependency_layer import CACHE_DIR, tree_size
 
 

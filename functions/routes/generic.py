@@ -14,44 +14,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from ddbguard.guards.entity import Entity
+from ddbguard.guards.entity_access import crud_access
 from ddbguard_api.http.route import Problems, Route, TableAccess
-from routes.table_patterns import OWNER_INDEX, REQUEST_MARKERS
 
 # One verb per generic operation, in its handler's name (teams.create_team) and its body's (UpdateTeam).
 CRUD_VERBS = {"POST": "create", "GET": "get", "PATCH": "update", "DELETE": "delete"}
 
 
 def _access_and_problems(entity: Entity, method: str) -> tuple[TableAccess, Problems]:
-    items, locks = entity.partition_pattern, entity.lock_patterns
-    index = (OWNER_INDEX,) if entity.owner_index else ()
+    """The route's table access (the library's derivation, `ddbguard.guards.entity_access`) and its refusals."""
+    access = crud_access(entity, method)
     taken = ("unique_violation",) if entity.unique else ()
     absent = {404: (entity.not_found,)}
-    if method == "POST":  # a create: the item, its locks, its index entry and the marker in one transaction
-        return {"PutItem": (items, *locks, *index, REQUEST_MARKERS)}, {
-            409: (*taken, "already_exists"),
-            422: ("validation_failed",),
-        }
-    if method == "GET":
-        return {"GetItem": (items,)}, absent
+    if method == "POST":
+        return access, {409: (*taken, "already_exists"), 422: ("validation_failed",)}
     if method == "PATCH":
-        # Unkeyed: one UpdateItem. Keyed: the item and the marker read together, then the update and the marker in
-        # one transaction. A unique update reads the item, then swaps the locks in that transaction.
-        access: TableAccess = {
-            "BatchGetItem": (items, REQUEST_MARKERS),
-            "UpdateItem": (items,),
-            "PutItem": (REQUEST_MARKERS,),
-        }
-        if locks:
-            access = {**access, "GetItem": (items,), "PutItem": (*locks, REQUEST_MARKERS), "DeleteItem": locks}
         return access, {**absent, **({409: taken} if taken else {}), 422: ("validation_failed",)}
-    if method == "DELETE":
-        # The item becomes its tombstone (a Put). With locks or an index entry, read first (with the marker, given
-        # a key), and delete those in the same transaction (and whatever else the domain's delete takes with it).
-        if locks or index:
-            read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
-            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (items, *locks, *index)}, absent
-        return {"PutItem": (items, REQUEST_MARKERS)}, absent
-    raise ValueError(f"no generic {method} operation")
+    return access, absent
 
 
 def entity_route(

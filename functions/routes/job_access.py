@@ -7,42 +7,15 @@ a route its `access`, and tests/test_table_access.py checks the grants against t
 from __future__ import annotations
 
 from ddbguard.domain.entities.accounts import ACCOUNT
-from ddbguard.store.attribute_names import UNSETTLED_INDEX
 from ddbguard_api.http.route import TableAccess
+from ddbguard_jobs.access import SETTLEMENT_ACCESS, SWEEPER_ACCESS, UNSETTLED_BALANCES, audit_access
 from routes import ENTITIES
-from routes.table_patterns import ACCOUNTS, AUDIT_CHECKPOINTS, INDEX_PREFIX, REQUEST_MARKERS
+from routes.table_patterns import ACCOUNTS
 
-_AUDITED = tuple(entity for entity in ENTITIES if entity.unique)
-_AUDITED_ITEMS = tuple(entity.partition_pattern for entity in _AUDITED)
-_AUDITED_LOCKS = tuple(pattern for entity in _AUDITED for pattern in entity.lock_patterns)
-
-# The scheduled lock audit (functions/audit/audit_locks.py), over every entity with unique fields. Scan is the only
-# way to see every lock; dynamodb:LeadingKeys cannot narrow a Scan (it names no partition), so infra/ grants it
-# unconditioned.
-AUDIT_TABLE_ACCESS: TableAccess = {
-    "Scan": (),
-    # Each Scan page's locks' owners and its items' locks, read by key: memory stays flat. Its own checkpoints are
-    # kept and read back by key too (the state machine carries their tokens, never a lock's key).
-    "BatchGetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS),
-    "GetItem": (*_AUDITED_ITEMS, *_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
-    "ConditionCheckItem": _AUDITED_ITEMS,
-    "PutItem": (*_AUDITED_LOCKS, AUDIT_CHECKPOINTS),
-    "DeleteItem": _AUDITED_LOCKS,
-}
-
-# The table stream's settlement (functions/streams/settle_entries.py): reads a balance's `pending` map, its entries'
-# request digests, copies each value onto its entry and request marker, drops it from `pending`.
-SETTLEMENT_TABLE_ACCESS: TableAccess = {
-    "GetItem": (ACCOUNTS,),
-    "BatchGetItem": (ACCOUNTS,),
-    "UpdateItem": (ACCOUNTS, REQUEST_MARKERS),
-}
-# The scheduled sweeper (functions/streams/sweep_pending.py): finds the balances that wait in the sparse
-# unsettled-balances index (never the table), then settles each exactly as the stream's settlement does. An index
-# pattern (`index/<name>`) is granted on that index's ARN alone, without dynamodb:LeadingKeys (it names no table
-# partition).
-UNSETTLED_BALANCES = f"{INDEX_PREFIX}{UNSETTLED_INDEX}"
-SWEEPER_TABLE_ACCESS: TableAccess = {"Query": (UNSETTLED_BALANCES,), **SETTLEMENT_TABLE_ACCESS}
+# The jobs' access is the library's (ddbguard_jobs/access.py), over this route table's entities.
+AUDIT_TABLE_ACCESS: TableAccess = audit_access(ENTITIES)
+SETTLEMENT_TABLE_ACCESS: TableAccess = SETTLEMENT_ACCESS
+SWEEPER_TABLE_ACCESS: TableAccess = SWEEPER_ACCESS
 
 # The on-call remedy for an unrepaired lock (scripts/lock_remedy.py, `make lock-remedy`; a role of the stack, not a
 # function): an account's unique value changed on its owner's behalf, by the update PATCH /accounts/{id} makes
@@ -54,3 +27,11 @@ LOCK_REMEDY_TABLE_ACCESS: TableAccess = {
     "PutItem": _ACCOUNT_LOCKS,
     "DeleteItem": _ACCOUNT_LOCKS,
 }
+
+__all__ = [
+    "AUDIT_TABLE_ACCESS",
+    "LOCK_REMEDY_TABLE_ACCESS",
+    "SETTLEMENT_TABLE_ACCESS",
+    "SWEEPER_TABLE_ACCESS",
+    "UNSETTLED_BALANCES",
+]

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.domain.entities.orders import ORDER
+from ddbguard.guards.entity_access import INDEX_PREFIX, OWNER_INDEX, REQUEST_MARKERS
+from ddbguard_jobs.access import AUDIT_CHECKPOINTS
 
 ACCOUNTS = ACCOUNT.partition_pattern  # account profile, ledger balance, entries and holds share the partition
 EMAIL_LOCKS = ACCOUNT.lock_pattern("email")
 USERNAME_LOCKS = ACCOUNT.lock_pattern("username")
 ORDERS = ORDER.partition_pattern
-REQUEST_MARKERS = "REQ#*"
-OWNER_INDEX = "OWNERS#*"  # one item per account under its owner (GET /accounts)
-AUDIT_CHECKPOINTS = "AUDIT#*"  # the lock audit's checkpoints (ddbguard/store/audit_checkpoints.py)
-INDEX_PREFIX = "index/"  # not a partition: a secondary index of the table, by name
+
+# Patterns the library defines (ddbguard/guards/entity_access.py, ddbguard_jobs/access.py), named here for the routes.
+__all__ = [
+    "ACCOUNTS",
+    "AUDIT_CHECKPOINTS",
+    "EMAIL_LOCKS",
+    "INDEX_PREFIX",
+    "ORDERS",
+    "OWNER_INDEX",
+    "REQUEST_MARKERS",
+    "USERNAME_LOCKS",
+]

@@ -183,7 +183,7 @@ def _all_policy_actions(synth: Synth) -> list[str]:
 
 
 def test_a_declaration_that_cannot_be_granted_exactly_fails_synthesis() -> None:
-    from infra.functions import table_statements
+    from ddbguard_cdk.grants import table_statements
 
     with pytest.raises(ValueError, match="declare the key patterns"):
         table_statements({"GetItem": ()}, "arn:aws:dynamodb:us-east-1:000000000000:table/t")

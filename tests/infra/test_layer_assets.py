@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from infra import constants, dependency_layer, layer_bytecode
+from ddbguard_cdk import layer_bytecode
+from infra import constants, dependency_layer
 from infra.settlement import SWEEPER_HANDLER
 from routes import ROUTES
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from aws_cdk import FileSystem
 
-from infra import constants, dependency_layer, layer_bytecode, staged_assets
+from ddbguard_cdk import layer_bytecode
+from infra import constants, dependency_layer, staged_assets
 from infra.functions import RUNTIME
 
 BUILD = (

@@ -34,6 +34,7 @@ PINNED = {
     "ddbguard.domain.normalize",
     "ddbguard.guards",
     "ddbguard.guards.entity",
+    "ddbguard.guards.entity_access",  # a route's access (routes.generic, ddbguard_cdk.grants)
     "ddbguard.guards.fields",
     "ddbguard.store",
     "ddbguard.store.confusables",
@@ -46,6 +47,8 @@ PINNED = {
     "ddbguard_api.http.route",
     "ddbguard_api.http.problems",
     "ddbguard_api.http.replies",
+    "ddbguard_jobs",
+    "ddbguard_jobs.access",  # the background jobs' access (routes.job_access)
 }
 # Libraries only a Lambda function needs: synthesis loads none of them.
 FUNCTION_LIBRARIES = ("boto3", "botocore", "pydantic", "aws_lambda_powertools")

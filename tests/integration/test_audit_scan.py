@@ -115,9 +115,11 @@ def test_a_segment_failing_midway_is_reported_uncovered_and_the_next_run_covers_
 def test_the_worker_invokes_nothing(audit_table, raw_client, uid, monkeypatch):  # noqa: F811
     """No Lambda client anywhere in the worker: its loop is the state machine's, so no recursion chain exists."""
     import audit.audit_locks as worker
+    import ddbguard_jobs.audit_locks as library_worker
 
-    source = Path(worker.__file__).read_text(encoding="utf-8")
-    assert "boto3" not in source and "invoke(" not in source
+    for module in (worker, library_worker):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert "boto3" not in source and "invoke(" not in source
     _seed_broken_table(raw_client, audit_table, uid)
     with running("audit_locks"):
         step = worker.handler({"segment": 0, "totalSegments": 1, "checkpoint": None}, _context())

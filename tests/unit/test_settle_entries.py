@@ -12,7 +12,7 @@ from boto3.dynamodb.types import TypeSerializer
 
 from ddbguard.guards.settlement import Settled
 from ddbguard.store import keys
-from streams import settle_entries
+from ddbguard_jobs import settle_entries
 
 _SERIALIZER = TypeSerializer()
 

@@ -21,7 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Lambda's runtime for every function (infra/functions.py RUNTIME is python3.13; a test keeps them equal).
+# Lambda's runtime for every function (RUNTIME in ddbguard_cdk/functions.py and infra/functions.py; a test keeps
+# them equal).
 LAMBDA_PYTHON_VERSION = "3.13"
 # Where Lambda mounts a layer's `python/` folder, and where it unpacks a function's code.
 DEPLOYED_ROOT = "/opt/python"
