@@ -33,7 +33,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format dist dist-check audit-locks sweep bench soak clean
 
 help:
 	@echo "make run [DEBUG=<function>]   serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR, LOG_FORMAT=json)"
@@ -65,6 +65,8 @@ help:
 	@echo "make confusables SOURCE=... PROPS=...  regenerate the look-alike data (confusables.tsv) from Unicode's confusables.txt and PropList.txt"
 	@echo "make regenerate               every generated file at once: missing generic handler modules, the request body classes and their schemas, events/, docs/openapi.json, schemathesis.toml, the security snapshot, docs/infra.md counts and headroom, cost and capacity figures"
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
+	@echo "make dist                     build the library's wheel and sdist into dist/ (hatchling, pinned): packages ddbguard and ddbguard_api"
+	@echo "make dist-check               make dist, then check both archives' contents and import the wheel in a fresh venv (core alone, then [edge])"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker, every file compiled on the 3.12 floor"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -279,6 +281,18 @@ regenerate: install
 fuzz: install
 	DDBGUARD_SCHEMATHESIS_EXAMPLES=$(or $(EXAMPLES),300) DDBGUARD_SCHEMATHESIS_CLI_EXAMPLES=$(or $(EXAMPLES),100) \
 		$(PY) -m pytest tests/api/test_schemathesis.py tests/api/test_schemathesis_cli.py -q
+
+# The library's distribution (pyproject.toml): the sdist, then the wheel built from it, as a release would be built.
+# No build isolation: the backend is the pinned hatchling in the venv (requirements-dev.txt), so no download here.
+dist: venv
+	@rm -rf dist
+	$(VENV)/bin/uv build --quiet --python $(PY) --no-build-isolation --out-dir dist
+	@ls -l dist/*.whl dist/*.tar.gz
+
+# What a user gets: the archives' contents, and the wheel imported in a fresh venv with its declared dependencies
+# only (scripts/check_dist.py); CI runs it (.ci/run). Not part of make test: a fresh venv costs an install.
+dist-check: dist
+	$(PY) scripts/check_dist.py
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python $(wildcard functions/*.py) $(sort $(dir $(wildcard functions/*/__init__.py))) \
