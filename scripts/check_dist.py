@@ -23,11 +23,14 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("ddbguard", "ddbguard_api")
+PACKAGES = ("ddbguard", "ddbguard_api", "ddbguard_jobs", "ddbguard_cdk")
 LAYER = "functions/layer/python"
-SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "PKG-INFO", ".gitignore")
-# Data the packages read at run time: it must ship beside the code.
-PACKAGE_DATA = ("ddbguard/store/confusables.tsv",)
+# Where each package's sources are in the sdist (the construct is not a layer package: src/).
+SOURCES = {"ddbguard_cdk": "src"}
+SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "PKG-INFO", ".gitignore", "requirements.txt")
+# Data the packages read at run time: it must ship beside the code. The construct builds its dependencies layer from
+# the release's runtime pins.
+PACKAGE_DATA = ("ddbguard/store/confusables.tsv", "ddbguard_cdk/lambda-requirements.txt")
 UNWANTED_PARTS = ("__pycache__", "tests", ".venv", "node_modules", "cdk.out", ".local")
 
 # Run inside the fresh venv: import every module of the named packages, found on the installed files, and say where
@@ -61,15 +64,15 @@ def sdist_findings(sdist: Path) -> list[str]:
         names = [member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()]
     findings = []
     for name in names:
-        inside_layer = any(name.startswith(f"{LAYER}/{package}/") for package in PACKAGES)
+        inside_layer = any(name.startswith(f"{SOURCES.get(package, LAYER)}/{package}/") for package in PACKAGES)
         if not inside_layer and name not in SDIST_FILES:
             findings.append(f"{sdist.name}: {name} should not ship")
         elif any(part in UNWANTED_PARTS for part in name.split("/")):
             findings.append(f"{sdist.name}: {name} should not ship (a cache or tests inside a package)")
     findings += [
-        f"{sdist.name}: no {LAYER}/{package}/py.typed"
+        f"{sdist.name}: no {SOURCES.get(package, LAYER)}/{package}/py.typed"
         for package in PACKAGES
-        if f"{LAYER}/{package}/py.typed" not in names
+        if f"{SOURCES.get(package, LAYER)}/{package}/py.typed" not in names
     ]
     return findings
 
@@ -91,7 +94,8 @@ def import_findings(wheel: Path, uv: Path, python: str) -> list[str]:
         venv_python = str(venv / "bin" / "python")
         install = [str(uv), "pip", "install", "--quiet", "--python", venv_python]
         run([*install, str(wheel)], work)
-        core = run([venv_python, "-c", IMPORT_ALL, "ddbguard"], work)
+        # The jobs' handlers are core too; the construct needs the [cdk] extra, which `make example` installs.
+        core = run([venv_python, "-c", IMPORT_ALL, "ddbguard", "ddbguard_jobs"], work)
         if "no pydantic" not in core:
             findings.append("the core imported pydantic: it belongs to the edge extra")
         run([*install, f"ddbguard[edge] @ {wheel.resolve().as_uri()}"], work)

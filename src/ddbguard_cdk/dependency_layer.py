@@ -36,8 +36,10 @@ __all__ = [
 ]
 
 LAMBDA_PLATFORM = "manylinux2014_aarch64"
-# The runtime pins of the release (the repository's requirements.txt), shipped inside the wheel.
-PACKAGED_REQUIREMENTS = Path(__file__).with_name("lambda-requirements.txt")
+# The runtime pins of the release (the repository's requirements.txt), shipped inside the wheel; in a source checkout,
+# that file itself.
+_SHIPPED = Path(__file__).with_name("lambda-requirements.txt")
+PACKAGED_REQUIREMENTS = _SHIPPED if _SHIPPED.is_file() else Path(__file__).resolve().parents[2] / "requirements.txt"
 # Bump when the build recipe changes in a way the pip command does not show (e.g. what is pruned afterwards).
 RECIPE_VERSION = "3"
 # Only Powertools Tracer imports the X-Ray SDK, and only tracing=xray-sdk uses Tracer (ddbguard/tracing.py): every

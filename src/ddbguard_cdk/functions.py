@@ -1,6 +1,7 @@
-"""The parts every function of the guards is built from: a role of its own (its log group, exactly its table access),
-X-Ray in a policy of its own (the one acknowledged wildcard), and the pinned runtime; plus `job_function`, which puts
-them together for a background job. The product's infra/functions.py builds every route function from the same parts.
+"""The parts every function of the guards is built from: a role of its own (its log group, exactly its table
+access), X-Ray in a policy of its own (the one acknowledged wildcard), and the pinned runtime; plus
+`guarded_function`, which puts them together (a background job, or a team's own handler). The product's
+infra/functions.py builds every route function from the same parts.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ __all__ = [
     "RUNTIME",
     "acknowledge_pinned_runtime",
     "function_role",
-    "job_function",
+    "guarded_function",
     "tracing_policy",
 ]
+
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -83,7 +85,7 @@ def acknowledge_pinned_runtime(function: lambda_.Function) -> None:
     )
 
 
-def job_function(
+def guarded_function(
     scope: Construct,
     construct_id: str,
     *,
@@ -98,7 +100,8 @@ def job_function(
     timeout_seconds: int,
     log_retention: logs.RetentionDays = logs.RetentionDays.ONE_MONTH,
 ) -> lambda_.Function:
-    """A background job's function (`<construct_id>Function`), with its log group, role and tracing policy."""
+    """A function of the guards (`<construct_id>Function`: a background job, or a team's own handler), with its log
+    group, its own role holding exactly `access` on the table, active tracing and its policy."""
     log_group = logs.LogGroup(
         scope,
         f"{construct_id}Logs",

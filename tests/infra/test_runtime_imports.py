@@ -49,6 +49,7 @@ PINNED = {
     "ddbguard_api.http.replies",
     "ddbguard_jobs",
     "ddbguard_jobs.access",  # the background jobs' access (routes.job_access)
+    "ddbguard_jobs.entity_modules",  # which entities a team's audit checks (ddbguard_cdk.GuardedTable)
 }
 # Libraries only a Lambda function needs: synthesis loads none of them.
 FUNCTION_LIBRARIES = ("boto3", "botocore", "pydantic", "aws_lambda_powertools")

@@ -23,6 +23,11 @@ GOOD_WHEEL = (
     "ddbguard/store/confusables.tsv",
     "ddbguard_api/__init__.py",
     "ddbguard_api/py.typed",
+    "ddbguard_jobs/__init__.py",
+    "ddbguard_jobs/py.typed",
+    "ddbguard_cdk/__init__.py",
+    "ddbguard_cdk/py.typed",
+    "ddbguard_cdk/lambda-requirements.txt",
     "ddbguard-0.1.0.dist-info/METADATA",
 )
 
@@ -70,10 +75,26 @@ def test_a_wheel_without_py_typed_or_with_tests_is_refused(tmp_path):
 
 def test_an_sdist_carrying_more_than_the_layer_packages_is_refused(tmp_path):
     layer = "functions/layer/python"
-    good = (f"{layer}/ddbguard/py.typed", f"{layer}/ddbguard_api/py.typed", "pyproject.toml", "PKG-INFO")
+    good = (
+        f"{layer}/ddbguard/py.typed",
+        f"{layer}/ddbguard_api/py.typed",
+        f"{layer}/ddbguard_jobs/py.typed",
+        "src/ddbguard_cdk/py.typed",
+        "requirements.txt",
+        "pyproject.toml",
+        "PKG-INFO",
+    )
     assert sdist_findings(make_sdist(tmp_path, good)) == []
     findings = sdist_findings(make_sdist(tmp_path, (*good, "tests/unit/test_x.py", "infra/stack.py")))
     assert sorted(findings) == [
         "ddbguard-0.1.0.tar.gz: infra/stack.py should not ship",
         "ddbguard-0.1.0.tar.gz: tests/unit/test_x.py should not ship",
     ]
+
+
+def test_the_cdk_extra_pins_the_cdk_the_product_stack_is_built_and_tested_with():
+    dev_pins = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
+    pinned = [spec for spec in PYPROJECT["project"]["optional-dependencies"]["cdk"] if "==" in spec]
+    assert {spec.split("==")[0] for spec in pinned} == {"aws-cdk-lib", "constructs"}
+    for spec in pinned:
+        assert re.search(rf"^{re.escape(spec)}$", dev_pins, re.MULTILINE), f"requirements-dev.txt pins another {spec}"

@@ -6,4 +6,4 @@ The product's functions (functions/streams/, functions/audit/) are these handler
 deploys them in a team's own stack, from the installed wheel.
 """
 
-__all__ = ["access", "audit_locks", "settle_entries", "sweep_pending"]
+__all__ = ["access", "audit_locks", "entity_modules", "settle_entries", "sweep_pending"]

@@ -17,11 +17,10 @@ go to CloudWatch from every invocation, so an alarm can fire when a finding coul
 claiming one value).
 
 Which entities it audits: `handler_for(entities)` (the product's functions/audit/audit_locks.py passes its route
-table's), or `handler`, which first imports the modules named in `DDBGUARD_ENTITY_MODULES` (comma-separated, from the
-function's own code: a team's entity declarations) and audits every entity they declare.
+table's), or `handler`: the entities of the modules named in `DDBGUARD_ENTITY_MODULES` (comma-separated, from the
+function's own code: a team's entity declarations; ddbguard_jobs.entity_modules), or every declared one without it.
 """
 
-import importlib
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,12 +28,11 @@ from typing import Any
 from ddbguard.domain import audit_scan
 from ddbguard.domain.audit_scan import Continuation
 from ddbguard.domain.pseudonyms import Pseudonyms
-from ddbguard.guards.entity import Entity, declared_entities
+from ddbguard.guards.entity import Entity
 from ddbguard.observability import MetricName, count, logger, metrics, tracer
+from ddbguard_jobs.entity_modules import ENTITY_MODULES_VARIABLE, entities_in, module_names
 
 __all__ = ["ENTITY_MODULES_VARIABLE", "handler", "handler_for"]
-
-ENTITY_MODULES_VARIABLE = "DDBGUARD_ENTITY_MODULES"
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 # Leave this much of the invocation's time for the last page and the metrics.
@@ -92,12 +90,6 @@ def handler_for(entities: Sequence[Entity]) -> Handler:
     return handler
 
 
-def _declared_in(modules: str) -> tuple[Entity, ...]:
-    """Every entity declared once the named modules are imported (a declaration registers itself)."""
-    for name in filter(None, (part.strip() for part in modules.split(","))):
-        importlib.import_module(name)
-    return declared_entities()
-
-
-# A team's stack (ddbguard_cdk) names its entity modules in the function's environment.
-handler = handler_for(_declared_in(os.environ.get(ENTITY_MODULES_VARIABLE, "")))
+# A team's stack (ddbguard_cdk.GuardedTable) names its entity modules in the function's environment; without them,
+# every declared entity (ddbguard.domain.lock_audit).
+handler = handler_for(entities_in(module_names(os.environ.get(ENTITY_MODULES_VARIABLE, ""))))
