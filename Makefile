@@ -33,7 +33,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format dist dist-check audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format dist dist-check example audit-locks sweep bench soak clean
 
 help:
 	@echo "make run [DEBUG=<function>]   serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR, LOG_FORMAT=json)"
@@ -67,6 +67,7 @@ help:
 	@echo "make fuzz                     schemathesis against the local server, many examples per route"
 	@echo "make dist                     build the library's wheel and sdist into dist/ (hatchling, pinned): packages ddbguard and ddbguard_api"
 	@echo "make dist-check               make dist, then check both archives' contents and import the wheel in a fresh venv (core alone, then [edge])"
+	@echo "make example                  make dist, then the example service (examples/service/) on the wheel alone: fresh venv, its tests, its stack synthesized with cdk-nag"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker, every file compiled on the 3.12 floor"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -293,6 +294,21 @@ dist: venv
 # only (scripts/check_dist.py); CI runs it (.ci/run). Not part of make test: a fresh venv costs an install.
 dist-check: dist
 	$(PY) scripts/check_dist.py
+
+# The example service (examples/service/): a team's own CDK app and handlers on the built wheel, never the source tree.
+# A fresh venv (uv) with the wheel and its [cdk,edge] extras and the example's own pins, its tests on a DynamoDB Local
+# of its own (its package.json), then `cdk synth` of its stack with cdk-nag and the same report as make synth. CI runs
+# it (.ci/run); make test does not (a fresh venv and a synth cost minutes).
+EXAMPLE := examples/service
+EXAMPLE_STACK := ProjectsService
+example: dist check-tools
+	@rm -rf $(EXAMPLE)/.venv $(EXAMPLE)/cdk.out
+	$(VENV)/bin/uv venv --quiet --python $(PYTHON_BOOT) $(EXAMPLE)/.venv
+	$(VENV)/bin/uv pip install --quiet --python $(EXAMPLE)/.venv/bin/python "$$(ls dist/*.whl)[cdk,edge]" -r $(EXAMPLE)/requirements.txt
+	cd $(EXAMPLE) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(EXAMPLE) && .venv/bin/python -m pytest -q
+	@cd $(EXAMPLE) && $(CDK) synth --no-notices --quiet; status=$$?; cd $(CURDIR) && \
+		$(PY) -m infra.synth_report --cdk-out $(EXAMPLE)/cdk.out --stack $(EXAMPLE_STACK) --cdk-status $$status
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python $(wildcard functions/*.py) $(sort $(dir $(wildcard functions/*/__init__.py))) \

@@ -20,10 +20,10 @@ from infra.assembly import stack_templates
 ACKNOWLEDGED = "aws:cdk:acknowledged-rules"
 
 
-def acknowledged_count(cdk_out: Path) -> int | None:
+def acknowledged_count(cdk_out: Path, stack_id: str = constants.STACK_ID) -> int | None:
     """Acknowledgements in the stack's metadata; None when this synth wrote none (it failed before: `make synth`
     deletes the last synth's reports first, so no earlier count is shown as this one's)."""
-    path = cdk_out / f"{constants.STACK_ID}.metadata.json"
+    path = cdk_out / f"{stack_id}.metadata.json"
     if not path.exists():
         return None
     metadata: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
@@ -71,9 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cdk-status", type=int, default=0, help="exit status of `cdk synth`")
     parser.add_argument("--cdk-out", type=Path, default=constants.REPO_ROOT / "cdk.out")
+    # The example service's stack too (`make example`: examples/service/cdk.out, ProjectsService).
+    parser.add_argument("--stack", default=constants.STACK_ID, help=f"the stack's construct id [{constants.STACK_ID}]")
     args = parser.parse_args(argv)
-    template = args.cdk_out / f"{constants.STACK_ID}.template.json"
-    acknowledged, still_open = acknowledged_count(args.cdk_out), open_count(args.cdk_out)
+    template = args.cdk_out / f"{args.stack}.template.json"
+    acknowledged, still_open = acknowledged_count(args.cdk_out, args.stack), open_count(args.cdk_out)
     if args.cdk_status != 0 and still_open == 0:
         still_open = -1  # synthesis failed before any report was written
     lint = None
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         # The parent's template and each route group's nested one, each as CloudFormation receives it.
         lint = [
             finding
-            for each in stack_templates(args.cdk_out, constants.STACK_ID)
+            for each in stack_templates(args.cdk_out, args.stack)
             for finding in cfn_lint_findings(each.path)
         ]
     for finding in lint or []:
@@ -90,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     open_text = "synthesis failed" if still_open < 0 else f"{still_open} open"
     acknowledged_text = "no acknowledgements written" if acknowledged is None else f"{acknowledged} acknowledged"
     ignored = ", ".join(cfn_lint_settings()["ignore_checks"])
-    print(f"ddbguard synth: cdk-nag {acknowledged_text} / {open_text}; cfn-lint {lint_text} ({ignored} ignored)")
+    label = "ddbguard" if args.stack == constants.STACK_ID else args.stack
+    print(f"{label} synth: cdk-nag {acknowledged_text} / {open_text}; cfn-lint {lint_text} ({ignored} ignored)")
     return 0 if args.cdk_status == 0 and still_open == 0 and lint == [] else 1
 
 

@@ -1,0 +1,1 @@
+"""The projects service: its entity (`project`), its handlers (`api`)."""
