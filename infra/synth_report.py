@@ -82,9 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cdk_status == 0 and template.exists():
         # The parent's template and each route group's nested one, each as CloudFormation receives it.
         lint = [
-            finding
-            for each in stack_templates(args.cdk_out, args.stack)
-            for finding in cfn_lint_findings(each.path)
+            finding for each in stack_templates(args.cdk_out, args.stack) for finding in cfn_lint_findings(each.path)
         ]
     for finding in lint or []:
         print(finding)

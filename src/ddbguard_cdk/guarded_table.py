@@ -246,14 +246,19 @@ class GuardedTable(Construct):
                 "The lock audit left a broken uniqueness lock unrepaired (see its log).",
             ),
         }
-        for job in (self.settlement_function, self.sweeper, self.audit_function):
-            watched[f"{job.node.id}Errors"] = (
+        jobs = {
+            "SettleEntries": self.settlement_function,
+            "SweepPending": self.sweeper,
+            "AuditLocks": self.audit_function,
+        }
+        for name, job in jobs.items():
+            watched[f"{name}Errors"] = (
                 job.metric_errors(period=Duration.minutes(5), statistic="Sum"),
                 0,
                 3,
                 2,
                 missing.NOT_BREACHING,
-                f"{job.node.id} failed invocations.",
+                f"The {name} job's invocations fail.",
             )
         alarms = []
         for name, (metric, threshold, periods, datapoints, treat_missing, description) in watched.items():
