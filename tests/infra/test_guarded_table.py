@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +30,7 @@ ENTITY_MODULE = "examples.teams.team"
 
 
 @pytest.fixture(scope="module")
-def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Mapping[str, Any], str]:
     outdir = tmp_path_factory.mktemp("guarded-table")
     app = App(outdir=str(outdir))
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ddbguard_cdk import settlement as settlement_parts
 from infra import constants
 from infra import settlement as settlement_infra
 from routes import job_access, table_patterns
@@ -66,13 +67,13 @@ def test_the_stream_mapping_gives_up_to_an_encrypted_queue_after_a_bounded_age(s
     (mapping,) = synth.of_type("AWS::Lambda::EventSourceMapping").values()
     props = mapping["Properties"]
     (queue_id,) = synth.of_type("AWS::SQS::Queue")
-    assert props["MaximumRecordAgeInSeconds"] == settlement_infra.MAX_RECORD_AGE.to_seconds()
+    assert props["MaximumRecordAgeInSeconds"] == settlement_parts.MAX_RECORD_AGE.to_seconds()
     assert props["DestinationConfig"] == {"OnFailure": {"Destination": {"Fn::GetAtt": [queue_id, "Arn"]}}}
     assert props["BisectBatchOnFunctionError"] is True
     assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     queue = synth.resources[queue_id]["Properties"]
     assert queue["SqsManagedSseEnabled"] is True
-    assert queue["MessageRetentionPeriod"] == settlement_infra.FAILURE_RETENTION.to_seconds()
+    assert queue["MessageRetentionPeriod"] == settlement_parts.FAILURE_RETENTION.to_seconds()
 
 
 def test_only_the_settlement_may_send_to_the_failure_queue(synth: Synth) -> None:
