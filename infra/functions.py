@@ -117,7 +117,7 @@ class Functions(Construct):
             timeout_seconds=constants.SETTLEMENT_TIMEOUT_SECONDS,
             reserved=settings.count(self, settings.SETTLEMENT_RESERVED_CONCURRENCY),
         )
-        # The stream's mapping, its read policy and its filter are the construct package's (ddbguard_cdk/settlement.py).
+        # The stream's mapping, read policy and filter: the construct package's (src/ddbguard_cdk/settlement.py).
         settle_from_stream(self, self.settlement_function, table)
 
     def code(self, scope: Construct) -> lambda_.Code:
@@ -166,7 +166,7 @@ class Functions(Construct):
             removal_policy=RemovalPolicy.DESTROY,
         )
         # An explicit role instead of the default one: no AWS managed policy, logs only to this log group; X-Ray in a
-        # policy of its own (ddbguard_cdk/functions.py says why).
+        # policy of its own (src/ddbguard_cdk/functions.py says why).
         role = function_role(
             scope,
             construct_id,
