@@ -266,6 +266,7 @@ confusables: venv
 # the cost and capacity figures of docs/infra.md and docs/capacity.md (infra/cost_model.py).
 regenerate: install
 	$(PY) -m local.handler_files
+	$(PY) -m local.module_lists
 	$(PY) -m local.generate_bodies
 	$(PY) -m local.events
 	$(PY) -m local.openapi
