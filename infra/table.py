@@ -44,7 +44,8 @@ class Storage(Construct):
             # Ledger entries are money records: neither `cdk destroy` nor a console click may delete them. Retained
             # except on create: a first deploy that rolls back removes the (still empty) table instead of orphaning it,
             # which DynamoDB allows only without deletion protection, so the first deploy creates it unprotected and
-            # `make deploy` turns protection on right after (docs/decisions.md, "A first deploy that fails").
+            # `make deploy` turns protection on right after
+            # (docs/decisions/048-a-first-deploy-that-fails-leaves-nothing-behind.md).
             removal_policy=RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
             deletion_protection=settings.flag(self, settings.DELETION_PROTECTION),
             encryption=dynamodb.TableEncryption.CUSTOMER_MANAGED if self.key else dynamodb.TableEncryption.DEFAULT,
