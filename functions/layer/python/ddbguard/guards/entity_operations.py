@@ -67,10 +67,13 @@ class DeleteRules(Rules, total=False):
     checks: Checks
 
 
-def only_in(entity: Entity, field: str, allowed: tuple[str, ...], item_id: str, expected: int, target: object) -> Rules:
+def only_in(
+    entity: Entity, field: str, allowed: tuple[str, ...], item_id: str, expected: int, target: object
+) -> DeleteRules:
     """A domain's status rule for a generic update or delete: the write's own condition asks that `field` is one of
     `allowed`; a refusal of a visible item at the expected version is 409 invalid_transition from its value to
-    `target` (the value sent, or a word such as "DELETED"; None: the value it has), with the item as it was."""
+    `target` (the value sent, or a word such as "DELETED"; None: the value it has), with the item as it was. Typed
+    as a delete's rules, which an update's accept too."""
     if not allowed:
         raise ValueError("no allowed value: DynamoDB refuses an empty IN list")
 
