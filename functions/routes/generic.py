@@ -49,7 +49,7 @@ def _access_and_problems(entity: Entity, method: str) -> tuple[TableAccess, Prob
         # a key), and delete those in the same transaction (and whatever else the domain's delete takes with it).
         if locks or index:
             read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
-            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (items, *locks, *index)}, absent
+            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (*locks, *index)}, absent
         return {"PutItem": (items, REQUEST_MARKERS)}, absent
     raise ValueError(f"no generic {method} operation")
 
@@ -68,11 +68,15 @@ def entity_route(
     handler: str,
     body: str | None = None,
     problems: Problems | None = None,
+    more_access: TableAccess | None = None,
 ) -> Route:
     """A route served by its entity's generic operation (ddbguard_api.http.entity_endpoints, chosen by the method):
     its table access, status, Location, response and refusals follow from the declaration; `body` names its request
-    body, `problems` replaces the derived refusals."""
+    body, `problems` replaces the derived refusals, `more_access` adds what the domain's hooks touch (an account's
+    delete also deletes its balance item)."""
     access, derived_problems = _access_and_problems(entity, method)
+    for action, patterns in (more_access or {}).items():
+        access = {**access, action: tuple(dict.fromkeys((*patterns, *access.get(action, ()))))}
     created = method == "POST"
     return Route(
         method=method,
