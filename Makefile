@@ -200,7 +200,7 @@ diff: require-env install
 # Region, credentials, bootstrap and concurrency quota first (seconds), then the synth (minutes), then the deploy;
 # last, the stack policy that refuses any later update replacing or deleting the table or the user pool.
 # A stack's first deploy runs twice: once with the table and the user pool unprotected (a rollback can delete them),
-# then again with deletion protection on, once they exist (docs/decisions.md, "A first deploy that fails").
+# then again with deletion protection on, once they exist (docs/decisions/048-a-first-deploy-that-fails-leaves-nothing-behind.md).
 deploy: require-env install
 	$(PY) scripts/check_account.py $(ENV) $(CONTEXT)
 	@first=$$($(PY) scripts/check_account.py $(ENV) --first-deploy-context) || exit 1; \
@@ -269,6 +269,7 @@ confusables: venv
 # the cost and capacity figures of docs/infra.md and docs/capacity.md (infra/cost_model.py).
 regenerate: install
 	$(PY) -m local.handler_files
+	$(PY) -m local.module_lists
 	$(PY) -m local.generate_bodies
 	$(PY) -m local.events
 	$(PY) -m local.openapi

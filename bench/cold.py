@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.runtime_python import runtime_python
+from bench.runtime_python import runtime_python, version_of
 from local.paths import ROOT
 
 # Runs in the fresh process. `spec` comes on stdin; the figures go to the real stdout as the last line.
@@ -524,7 +524,8 @@ def section(
     return "\n\n".join(
         [
             f"## 3b. Cold start, as deployed (fresh processes, {rounds} interleaved rounds, medians)",
-            f"Command: `{results.command_line()}`, load average {os.getloadavg()[0]:.1f} at the end of this section. "
+            f"Command: `{results.command_line()}`, load average {os.getloadavg()[0]:.1f} at the end of this section; "
+            f"both sides on Python {'.'.join(map(str, version_of(Path(runtime_python()))))}. "
             f"Bare handler: `import boto3` {_p50(bare_imports):.0f} ms (p50 over every pair), its init plus the "
             f"same DynamoDB calls {_p50(bare_firsts):.0f} ms. Default tracing provider: `{tracing_default}`. "
             f"{summary}",

@@ -59,8 +59,32 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def write(text: str) -> Path:
-    RESULTS.write_text(text)
+def _section_number(block: str) -> str:
+    """`3b` for a block headed `## 3b. Cold start ...`."""
+    return block.removeprefix("## ").split(".", 1)[0]
+
+
+def _number_key(number: str) -> tuple[int, str]:
+    digits = "".join(character for character in number if character.isdigit())
+    return int(digits or 0), number[len(digits) :]
+
+
+def merged(current: str, sections: list[str], header: str | None = None) -> str:
+    """`current` (the report) with each of `sections` (each headed `## <number>. ...`) in place of its namesake, a
+    new one placed by its number, and every other section kept: a run of some sections rewrites only those. The
+    preamble becomes `header` when given (a run of every section)."""
+    preamble, *blocks = ("\n" + current).split("\n## ")
+    by_number = {_section_number(block): "## " + block.strip("\n") for block in blocks}
+    for section in sections:
+        by_number[_section_number(section)] = section.strip("\n")
+    ordered = [by_number[number] for number in sorted(by_number, key=_number_key)]
+    return "\n\n".join([header if header is not None else preamble.strip("\n"), *ordered]) + "\n"
+
+
+def write_sections(sections: list[str], header: str | None = None) -> Path:
+    """Rewrite, in bench/results.md, the sections given (and the preamble, given `header`); keep the rest."""
+    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# ddbguard benchmarks (`make bench`)\n"
+    RESULTS.write_text(merged(current, sections, header), encoding="utf-8")
     return RESULTS
 
 

@@ -9,70 +9,66 @@ depth it happens to reach, so whether a handler pays is luck. On the benchmark m
 deposit handler made 1,691 mmap/munmap pairs of 16 KiB (strace), about 25 ms, a generic handler 5,993, and a
 top-level `import boto3` made none. Lambda's runtime would not pay it, so the benchmark should not.
 
-`DDBGUARD_BENCH_PYTHON` names an interpreter to use instead (any python3.13 at 3.13.13 or later). Otherwise the
-release below is built once into .local/ from Debian's copy of the release tarball, checksum pinned: a few minutes
-on two cores, with the build dependencies CPython needs (a C compiler, make, and the OpenSSL, zlib, libffi, bz2,
-lzma and sqlite headers).
+The interpreter is a choice, never a build: `DDBGUARD_BENCH_PYTHON` names one, or else uv (the project's installer)
+finds one it manages, put there by `uv python install 3.13.15`. Either way it is refused unless it is 3.13.13 or
+later in the 3.13 series.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
-import urllib.request
 from functools import cache
 from pathlib import Path
 
-from local.paths import ROOT
-
-VERSION = "3.13.15"
-TARBALL = f"http://deb.debian.org/debian/pool/main/p/python3.13/python3.13_{VERSION}.orig.tar.xz"
-TARBALL_SHA256 = "1e66a7945a48390ee4c2a4268a0e4185884059a13c4aab6d148aa208deea4a76"
-PREFIX = ROOT / ".local" / f"cpython-{VERSION}"
+VERSION = "3.13.15"  # what `uv python install` is told to fetch; any 3.13 from FIRST_FIXED on is accepted
 OVERRIDE = "DDBGUARD_BENCH_PYTHON"
 FIRST_FIXED = (3, 13, 13)
+WANTED = ">=3.13.13,<3.14"
 
 
-@cache  # asked for every process the section starts; built and checked once
+@cache  # asked for every process the section starts; found and checked once
 def runtime_python() -> str:
-    """The interpreter's path, building it on first use."""
-    chosen = os.environ.get(OVERRIDE)
-    binary = Path(chosen) if chosen else PREFIX / "bin" / "python3.13"
-    if not chosen and not binary.exists():
-        _build()
-    _check(binary)
+    """The interpreter's path: the one named, or the one uv manages; refused when it is not a fixed 3.13."""
+    chosen = os.environ.get(OVERRIDE) or _managed_by_uv()
+    if not chosen:
+        raise SystemExit(
+            f"bench: the cold section needs Python 3.13 >= 3.13.13 (CPython gh-142183): set {OVERRIDE}=<python3.13>,"
+            f" or run `uv python install {VERSION}` once"
+        )
+    binary = Path(chosen)
+    refused = refusal(version_of(binary))
+    if refused:
+        raise SystemExit(f"{binary}: {refused}")
     return str(binary)
 
 
-def _check(binary: Path) -> None:
+def refusal(found: tuple[int, ...]) -> str | None:
+    """Why an interpreter of version `found` may not run the cold section, or None."""
+    if found[:2] == FIRST_FIXED[:2] and found >= FIRST_FIXED:
+        return None
+    shown, wanted = ".".join(map(str, found)), ".".join(map(str, FIRST_FIXED))
+    return f"Python {shown}; the cold section needs 3.13 >= {wanted} (3.13.0-3.13.12 thrash frame chunks, gh-142183)"
+
+
+def version_of(binary: Path) -> tuple[int, ...]:
     probe = "import sys; print(*sys.version_info[:3])"
-    done = subprocess.run([str(binary), "-c", probe], capture_output=True, text=True, check=True)
-    found = tuple(int(part) for part in done.stdout.split())
-    if found[:2] != FIRST_FIXED[:2] or found < FIRST_FIXED:
-        wanted = ".".join(map(str, FIRST_FIXED))
-        raise SystemExit(f"{binary} is Python {'.'.join(map(str, found))}; the cold section needs 3.13 >= {wanted}")
+    done = subprocess.run([str(binary), "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    return tuple(int(part) for part in done.stdout.split())
 
 
-def _build() -> None:
-    print(f"bench: building CPython {VERSION} into {PREFIX} (once; a few minutes)", file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="cpython-") as work:
-        tarball = Path(work) / "python.tar.xz"
-        with urllib.request.urlopen(TARBALL, timeout=300) as answer, tarball.open("wb") as out:
-            shutil.copyfileobj(answer, out)
-        digest = hashlib.sha256(tarball.read_bytes()).hexdigest()
-        if digest != TARBALL_SHA256:
-            raise SystemExit(f"{TARBALL}: sha256 {digest}, expected {TARBALL_SHA256}")
-        with tarfile.open(tarball) as archive:
-            archive.extractall(work, filter="data")
-        source = Path(work) / f"Python-{VERSION}"
-        for command in (
-            ["./configure", f"--prefix={PREFIX}", "--without-ensurepip"],
-            ["make", f"-j{os.cpu_count() or 2}"],
-            ["make", "install"],
-        ):
-            subprocess.run(command, cwd=source, check=True, stdout=subprocess.DEVNULL)
+def _managed_by_uv() -> str | None:
+    """A uv-managed interpreter satisfying WANTED, if uv is here and has one."""
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        return None
+    found = subprocess.run(
+        [uv, "python", "find", "--managed-python", "--no-project", WANTED],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    return found.stdout.strip() or None if found.returncode == 0 else None

@@ -232,14 +232,7 @@ def main() -> None:
     if args.write:
         from bench import results
 
-        current = results.RESULTS.read_text(encoding="utf-8")
-        head, marker, tail = current.partition("## 3e. ")
-        if not marker:  # first time: before the section after the 3s, else at the end
-            head, marker, tail = current.partition("\n## 7. ")
-            tail = "7. " + tail if marker else ""
-        else:
-            tail = tail.split("\n## ", 1)[1] if "\n## " in tail else ""
-        results.write(head.rstrip("\n") + "\n\n" + text + ("\n\n## " + tail if tail else "\n"))
+        results.write_sections([text])
 
 
 if __name__ == "__main__":

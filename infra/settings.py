@@ -139,7 +139,8 @@ DELETION_PROTECTION = ContextKey(
     "Deletion protection on the table and the user pool. `make deploy` sets false for a stack's first deploy only "
     "(a rollback can then delete them) and true again in the same run, once they exist.",
 )
-# Tracing and SnapStart (docs/decisions.md, "Tracing provider" and "SnapStart").
+# Tracing and SnapStart: docs/decisions/051-tracing-provider-lambda-active-tracing-by-default-the.md and
+# docs/decisions/054-snapstart-supported-here-opt-in.md.
 TRACING = ContextKey(
     "tracing",
     "active",

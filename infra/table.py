@@ -31,7 +31,8 @@ class Storage(Construct):
         self.table = guarded_table(
             self,
             "Table",
-            # First deploy: created unprotected, protected right after (docs/decisions.md, "A first deploy that fails").
+            # First deploy: created unprotected, protected right after
+            # (docs/decisions/048-a-first-deploy-that-fails-leaves-nothing-behind.md).
             deletion_protection=settings.flag(self, settings.DELETION_PROTECTION),
             encryption_key=self.key,
             # Off by default (docs/infra.md, "Contributor Insights"): the runbook turns it on for the hour a hot key

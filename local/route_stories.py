@@ -21,7 +21,7 @@ from typing import Any
 
 import routes
 from ddbguard.guards.entity import Entity
-from ddbguard.guards.fields import CHOICE
+from ddbguard.guards.fields import CHOICE, Field
 from ddbguard.guards.request_identity import RequestIdentity
 from local import demo
 from routes import Route
@@ -246,6 +246,41 @@ def sample_body(route: Route) -> dict[str, Any] | None:
     """The body of the route's sample event; None: no body."""
     body = story_of(route).body
     return None if body is None else dict(body)
+
+
+def fresh_value(field: str, spec: Field, tag: str) -> object:
+    """`spec`'s example, made distinct by `tag` (lower-case hex, as tests' uids are) where the field is unique, and
+    still a value its kind accepts: an email gains the tag in its local part; another kind keeps as much of its
+    example as leaves room for the tag within its longest form."""
+    kind = spec.unique
+    if kind is None:
+        return spec.example
+    example = str(spec.example)
+    if kind.email:
+        local, _, domain = example.partition("@")
+        value = f"{local}.{tag}@{domain}"
+    else:
+        value = example[: max(kind.max_length - len(tag), 0)] + tag[-kind.max_length :]
+    refused = kind.problem(field, kind.form(value))
+    if refused is not None:
+        raise ValueError(f"no fresh {field} from {example!r} and {tag!r}: {refused.message}")
+    return value
+
+
+def fresh_body(route: Route, tag: str) -> dict[str, Any] | None:
+    """The route's sample body, every unique value in it (and a client-chosen id) made distinct by `tag`: a create
+    that may run again, or beside other tests."""
+    body = sample_body(route)
+    entity = route.entity
+    if body is None or entity is None:
+        return body
+    fresh = {
+        name: fresh_value(name, entity.fields[name], tag) if name in entity.fields else value
+        for name, value in body.items()
+    }
+    if entity.id_field in fresh:
+        fresh[entity.id_field] = f"{entity.kind}-{tag}"
+    return fresh
 
 
 def event_path(route: Route) -> dict[str, str]:

@@ -31,7 +31,8 @@ GROUPS: tuple[tuple[str, Callable[[routes.Route], bool], str], ...] = (
 # Every POST. 422 `idempotency_key_reused`: a generated Idempotency-Key repeats across generated requests, and
 # the same key with another body is refused (the key names one request). 422 for integers: JSON Schema's
 # `integer` admits 100.0, the service refuses any number written with a fraction or exponent, as it refuses
-# every float (docs/decisions.md). 422 `validation_failed` on POST /transfers: from and to may be the same
+# every float (docs/decisions/058-integral-numbers-written-as-100-0-are-refused.md). 422 `validation_failed` on POST
+# /transfers: from and to may be the same
 # generated id, and a transfer to oneself is refused (no JSON Schema keyword says "differ").""",
         lambda route: route.method == "POST",
         'checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", '

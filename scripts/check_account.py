@@ -162,7 +162,8 @@ def _stack_reservations(session: boto3.Session, lambda_client: Any, stack_name: 
 
 
 # A stack's first deploy creates the table and the user pool without deletion protection, so a rollback can
-# delete them; `make deploy` then deploys again with protection on (docs/decisions.md).
+# delete them; `make deploy` then deploys again with protection on
+# (docs/decisions/048-a-first-deploy-that-fails-leaves-nothing-behind.md).
 FIRST_DEPLOY_CONTEXT = f"-c {settings.DELETION_PROTECTION.name}=false"
 
 

@@ -94,6 +94,7 @@ ROUTES: tuple[Route, ...] = (
         path="/accounts/{accountId}",
         handler="accounts.delete_account",
         problems={404: ("account_not_found",), 409: ("balance_not_zero", "ledger_unsettled")},
+        more_access={"DeleteItem": (ACCOUNTS,)},  # the empty balance item goes with the account
     ),
     # Ledger: condition-expression guards.
     Route(

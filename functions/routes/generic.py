@@ -33,6 +33,12 @@ def _access_and_problems(entity: Entity, method: str) -> tuple[TableAccess, Prob
     return access, absent
 
 
+def _merged(problems: Problems, more: Problems) -> Problems:
+    """`problems` with `more`'s codes added, status by status, each code once."""
+    statuses = sorted(set(problems) | set(more))
+    return {status: tuple(dict.fromkeys((*problems.get(status, ()), *more.get(status, ())))) for status in statuses}
+
+
 def entity_route(
     entity: Entity,
     *,
@@ -41,11 +47,15 @@ def entity_route(
     handler: str,
     body: str | None = None,
     problems: Problems | None = None,
+    more_access: TableAccess | None = None,
 ) -> Route:
     """A route served by its entity's generic operation (ddbguard_api.http.entity_endpoints, chosen by the method):
     its table access, status, Location, response and refusals follow from the declaration; `body` names its request
-    body, `problems` replaces the derived refusals."""
+    body, `problems` replaces the derived refusals, `more_access` adds what the domain's hooks touch (an account's
+    delete also deletes its balance item)."""
     access, derived_problems = _access_and_problems(entity, method)
+    for action, patterns in (more_access or {}).items():
+        access = {**access, action: tuple(dict.fromkeys((*patterns, *access.get(action, ()))))}
     created = method == "POST"
     return Route(
         method=method,
@@ -69,6 +79,7 @@ def crud_routes(
     *,
     package: str = "",
     methods: tuple[str, ...] = tuple(CRUD_VERBS),
+    more_problems: Mapping[str, Problems] | None = None,
     **overrides: Mapping[str, Any],
 ) -> tuple[Route, ...]:
     """create, get, update and delete of an entity that declares its fields, served by the generic operations.
@@ -76,9 +87,12 @@ def crud_routes(
     `path` is the collection (`/teams`); items are `<path>/{<id field>}`. Each route is an `entity_route` whose
     handler is `<package>.<verb>_<kind>` (`package`: the collection's name unless given), a module under functions/
     that `make regenerate` writes when missing, and whose bodies are the entity's derived models (`Create<Title>`,
-    `Update<Title>`). `overrides` maps a method to the facts to change on its route (`POST={"status": 200}`).
+    `Update<Title>`). `more_problems` maps a method to refusals its domain rules add to the derived ones
+    (`{"DELETE": {409: ("invalid_transition",)}}`); `overrides` maps a method to the facts to change on its route
+    (`POST={"status": 200}`).
     """
-    unknown = set(overrides) - set(methods)
+    more_problems = more_problems or {}
+    unknown = (set(overrides) | set(more_problems)) - set(methods)
     if unknown:
         raise ValueError(f"overrides for methods not declared: {sorted(unknown)}")
     package = package or path.strip("/").split("/")[0]
@@ -93,5 +107,7 @@ def crud_routes(
             handler=f"{package}.{CRUD_VERBS[method]}_{entity.kind}",
             body=bodies.get(method),
         )
+        if method in more_problems:
+            route = route.replaced(problems=_merged(route.problems, more_problems[method]))
         routes.append(route.replaced(**overrides[method]) if method in overrides else route)
     return tuple(routes)

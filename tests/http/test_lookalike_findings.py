@@ -104,7 +104,7 @@ GREEK_NAMES = [
 def test_greek_names_with_two_readings_are_accepted_and_hold_every_reading(local_server, name):
     tag = _id()
     # The name ends the local part, as in the finding (`Νίκος@…`): a sigma before `.` and a letter is inside a word
-    # by Unicode's Final_Sigma rule, so `νίκος.x@` is refused (docs/decisions.md, "One lock per reading of a value").
+    # by Unicode's Final_Sigma rule, so `νίκος.x@` is refused (docs/decisions/049-one-lock-per-reading-of-a-value.md).
     created, body = _sign_up(local_server, f"{name}@{tag}.example.com")
     assert created == 201, body
     again, body = _sign_up(local_server, f"{name.lower()}@{tag}.example.com")

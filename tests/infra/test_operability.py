@@ -237,8 +237,8 @@ def test_email_goes_through_ses_when_configured(synth: Synth, operator_template:
 
 
 def test_the_admin_mfa_decision_is_recorded() -> None:
-    decisions = (REPO_ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
-    assert "## Admin MFA" in decisions
+    records = [path.read_text(encoding="utf-8") for path in (REPO_ROOT / "docs" / "decisions").glob("[0-9]*.md")]
+    assert any(record.startswith("# ") and "Admin MFA" in record.splitlines()[0] for record in records)
 
 
 # --- reserved concurrency ---------------------------------------------------------------------------------------

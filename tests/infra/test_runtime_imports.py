@@ -13,12 +13,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import routes
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # The route table package and the modules in it that infra reads (table_patterns, generic for the table's own
-# declarations, job_access), `Route` (ddbguard_api.http.route, a `Record`), the entity declarations the table names
-# and what they import, and the problem renderer API Gateway's own error bodies share with the handlers.
-PINNED = {
+# declarations, job_access), `Route` (ddbguard_api.http.route, a `Record`), what the entity declarations import,
+# and the problem renderer API Gateway's own error bodies share with the handlers. The modules that declare the
+# table's entities join from the route table itself (`_entity_declarations`): a resource added by the guide
+# (docs/extending.md) is pinned by being declared.
+CORE = {
     "routes",
     "routes.generic",
     "routes.table_patterns",
@@ -29,8 +33,6 @@ PINNED = {
     "ddbguard.records",
     "ddbguard.domain",
     "ddbguard.domain.entities",
-    "ddbguard.domain.entities.accounts",
-    "ddbguard.domain.entities.orders",
     "ddbguard.domain.normalize",
     "ddbguard.guards",
     "ddbguard.guards.entity",
@@ -51,6 +53,21 @@ PINNED = {
     "ddbguard_jobs.access",  # the background jobs' access (routes.job_access)
     "ddbguard_jobs.entity_modules",  # which entities a team's audit checks (ddbguard_cdk.GuardedTable)
 }
+
+
+def _entity_declarations() -> set[str]:
+    """The modules of ddbguard.domain.entities that declare an entity of the route table."""
+    declared = {id(entity) for entity in routes.ENTITIES}
+    return {
+        name
+        for name, module in list(sys.modules.items())
+        if name.startswith("ddbguard.domain.entities.")
+        and any(id(value) in declared for value in vars(module).values())
+    }
+
+
+PINNED = CORE | _entity_declarations()
+
 # Libraries only a Lambda function needs: synthesis loads none of them.
 FUNCTION_LIBRARIES = ("boto3", "botocore", "pydantic", "aws_lambda_powertools")
 

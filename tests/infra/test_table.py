@@ -106,7 +106,7 @@ def _stateful(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_a_first_deploy_creates_the_table_and_pool_unprotected_so_a_rollback_can_delete_them(synth: Synth) -> None:
-    # docs/decisions.md, "A first deploy that fails leaves nothing behind": `make deploy` deploys a new stack once
+    # docs/decisions/048-a-first-deploy-that-fails-leaves-nothing-behind.md: `make deploy` deploys a new stack once
     # with deletionProtection=false, then again with the default.
     app, stack = build_app(context={"deletionProtection": "false", "monitoringProfile": "lean"})
     first = _stateful(flat_template(app, stack))

@@ -18,10 +18,10 @@ import pytest
 
 from ddbguard.domain import lock_audit
 from ddbguard.domain.normalize import CODE
-from ddbguard.errors import DomainError, InvalidInput, NotFound, UniqueViolation, VersionConflict
+from ddbguard.errors import DomainError, InvalidInput, InvalidTransition, NotFound, UniqueViolation, VersionConflict
 from ddbguard.guards import entity_operations as operations
 from ddbguard.guards.entity import OWNER_SCOPED_IDS, Entity
-from ddbguard.guards.fields import text, unique
+from ddbguard.guards.fields import choice, text, unique
 from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys
 from tests.integration.test_money import _entries
@@ -195,3 +195,42 @@ def test_delete_racing_deposits_never_loses_money(api, raw_client):
         assert sum(e["amountCents"] for e in _entries(raw_client, account) if e["type"] == "deposit") == 10 * len(
             committed
         )
+
+
+# A status the domain guards with `only_in`: an update only while OPEN or HELD, a delete only while OPEN.
+CRATE = Entity(
+    "crate",
+    ids=OWNER_SCOPED_IDS,
+    fields={"label": text("A crate"), "state": choice(("OPEN", "HELD", "SHUT"), default="OPEN")},
+)
+
+
+def test_a_status_rule_holds_in_the_writes_own_condition_and_its_refusal_names_the_move(table) -> None:
+    crate_id = str(operations.create(CRATE, "alice", {"label": "One", "state": "SHUT"})["crateId"])
+
+    def update_rules(expected: int) -> operations.Rules:
+        return operations.only_in(CRATE, "state", ("OPEN", "HELD"), crate_id, expected, "HELD")
+
+    with pytest.raises(InvalidTransition) as refused:
+        operations.update(CRATE, crate_id, "alice", 0, {"state": "HELD"}, **update_rules(0))
+    assert refused.value.extra == {"currentStatus": "SHUT", "requestedStatus": "HELD"}
+    assert refused.value.current is not None and refused.value.current["version"] == 0  # the item as it was
+    with pytest.raises(VersionConflict):  # a stale version is 412, whatever the status
+        operations.update(CRATE, crate_id, "alice", 5, {"state": "HELD"}, **update_rules(5))
+    with pytest.raises(InvalidTransition):
+        operations.delete(
+            CRATE, crate_id, "alice", 0, **operations.only_in(CRATE, "state", ("OPEN",), crate_id, 0, "DELETED")
+        )
+    assert operations.get(CRATE, crate_id, "alice")["state"] == "SHUT"  # nothing written
+
+    open_id = str(operations.create(CRATE, "alice", {"label": "Two", "state": "OPEN"})["crateId"])
+    operations.delete(
+        CRATE, open_id, "alice", 0, **operations.only_in(CRATE, "state", ("OPEN",), open_id, 0, "DELETED")
+    )
+    with pytest.raises(NotFound):
+        operations.get(CRATE, open_id, "alice")
+
+
+def test_a_status_rule_needs_an_allowed_value() -> None:
+    with pytest.raises(ValueError, match="empty IN"):
+        operations.only_in(CRATE, "state", (), "c-1", 0, None)

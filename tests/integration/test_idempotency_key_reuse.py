@@ -4,8 +4,8 @@ it (`api`: each request a fresh environment), after the first request ran on ano
 
 The route table decides which routes are covered: a write route missing from SCENARIOS fails the first test. A
 keyed PATCH writes its request marker in its own transaction like every keyed write, so a key whose first use was a
-PATCH that changed no unique value is refused on another item too (docs/decisions.md, "A keyed PATCH is one
-transaction with its marker").
+PATCH that changed no unique value is refused on another item too
+(docs/decisions/063-a-keyed-patch-is-one-transaction-with-its.md).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 import routes
 from local.api_client import ApiClient
 from local.in_process import InProcessEnvironments
+from local.route_stories import fresh_body, sample_body
 from tests.support.ledger_seed import open_funded_ledger
 
 SUB = "key-reuse"
@@ -174,13 +175,41 @@ def _update_order_status_on_another_order(api: ApiClient, raw_client: Any) -> tu
     ]
 
 
-# One scenario per keyed route, found by the route's operation name (`_<operation>`), so the routes come from the
-# route table; plus a second PATCH of an account that changes no unique value.
+def _created(api: ApiClient, create: routes.Route) -> str:
+    """A new item of a declared resource, from its create route's sample body made unique."""
+    reply = api.post(create.path, fresh_body(create, uuid.uuid4().hex[:12]), sub=SUB)
+    assert reply.status == 201, (create.key, reply.json)
+    assert create.entity is not None
+    return str(reply.json[create.entity.id_field])
+
+
+def _generic(route: routes.Route) -> Callable[[ApiClient, Any], tuple[Call, list[Call]]]:
+    """A generic route's scenario, from its entity's declaration: the key of a create sent again with other unique
+    values; of an update or a delete, sent again on another item of the resource."""
+
+    def scenario(api: ApiClient, raw_client: Any) -> tuple[Call, list[Call]]:
+        if route.method == "POST":
+            bodies = [fresh_body(route, uuid.uuid4().hex[:12]) for _ in range(2)]
+            return Call("POST", route.path, bodies[0]), [Call("POST", route.path, bodies[1])]
+        assert route.entity is not None
+        create = next(r for r in routes.ROUTES if r.generic and r.entity is route.entity and r.method == "POST")
+        one, two = (route.path.replace(f"{{{route.entity.id_field}}}", _created(api, create)) for _ in range(2))
+        body = sample_body(route)
+        return Call(route.method, one, body, 0), [Call(route.method, two, body, 0)]
+
+    return scenario
+
+
+# One scenario per keyed route: found by the route's operation name (`_<operation>`), or derived from its entity for
+# a generic route with none (a declared resource's), so the routes come from the route table; plus a second PATCH
+# of an account that changes no unique value.
 _deposit, _withdraw, _place_hold = _money("deposits"), _money("withdrawals"), _money("holds")
 _capture_hold, _release_hold = _settle("capture"), _settle("release")
 KEYED = sorted(route.operation for route in routes.ROUTES if route.method in ("POST", "PATCH", "DELETE"))
 SCENARIOS: dict[str, Callable[[ApiClient, Any], tuple[Call, list[Call]]]] = {
-    operation: globals()[f"_{operation}"] for operation in KEYED if f"_{operation}" in globals()
+    route.operation: globals().get(f"_{route.operation}") or _generic(route)
+    for route in routes.ROUTES
+    if route.operation in KEYED and (f"_{route.operation}" in globals() or route.generic)
 }
 SCENARIOS["update_account in place"] = _update_account_in_place
 SCENARIOS["update_order_status on another order"] = _update_order_status_on_another_order

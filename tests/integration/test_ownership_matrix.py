@@ -3,7 +3,8 @@ which for anything that exists only for its owner is 404, and nothing of A's cha
 
 "Exactly": same status, same code, same body once the id in it is swapped for the free one. Client-chosen ids
 too: B creating an order under A's order id is B's own new order, answered like a free id (order ids are per
-owner, docs/decisions.md). The table is compared as a full scan of every item this test's values reach,
+owner, docs/decisions/028-order-ids-are-per-owner.md). The table is compared as a full scan of every item this test's
+values reach,
 before and after; the only new items are B's own (its orders, its idempotency records).
 """
 
@@ -17,7 +18,7 @@ import pytest
 
 import routes
 from ddbguard.store import codec, keys
-from local.route_stories import sample_body
+from local.route_stories import fresh_body, sample_body
 from local.scenarios import open_funded_ledger
 
 LINES = [{"sku": "BOOK-1843", "quantity": 1, "unitPriceCents": 100}]
@@ -65,10 +66,7 @@ OTHER_ENTITIES = [e for e in routes.ENTITIES if e.kind not in ("account", "order
 
 def _created_by_a(api, entity, a: str, uid: str) -> str:
     create = next(r for r in routes.ROUTES if r.entity is entity and r.method == "POST" and not r.path_parameters)
-    body = dict(sample_body(create) or {})
-    for name in [u.field for u in entity.unique] + [entity.id_field]:
-        if isinstance(body.get(name), str):
-            body[name] = f"{body[name]}-{uid}"  # unique per run
+    body = fresh_body(create, uid)  # its unique values and id made unique per run, within their kinds
     reply = api.post(create.path, body, sub=a)
     assert reply.status == 201, (create.key, reply.json)
     return reply.json[entity.id_field]

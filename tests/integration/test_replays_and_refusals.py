@@ -1,6 +1,6 @@
 """Replays say so (`Idempotent-Replayed: true`), and refusals are not cached under the key.
 
-Decision (docs/decisions.md, "Refusals are not cached under an Idempotency-Key"): a refused write
+Decision (docs/decisions/022-refusals-are-not-cached-under-an-idempotency-key.md): a refused write
 wrote nothing, its request marker included, so the same key decides afresh, e.g. once a missing
 recipient ledger exists.
 """

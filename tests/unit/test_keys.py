@@ -23,7 +23,8 @@ def test_ledger_balance_and_entries_share_the_account_partition():
 
 
 def test_order():
-    # Per owner (docs/decisions.md): ORDER#<owner tag>#<orderId>, the tag a fixed-length digest of the sub.
+    # Per owner (docs/decisions/028-order-ids-are-per-owner.md): ORDER#<owner tag>#<orderId>, the tag a fixed-length
+    # digest of the sub.
     import hashlib
 
     key = keys.order_key("alice", "o1")

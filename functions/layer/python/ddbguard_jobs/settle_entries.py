@@ -8,7 +8,8 @@ the whole batch is retried. A batch that keeps failing goes to the on-failure qu
 or `ddbguard_cdk.GuardedTable`), and the sweeper settles its balances anyway.
 
 The loop is written here, not with Powertools' batch processing: that package imports every event data class and
-asyncio on a cold start (about 70 modules) for what is a dozen lines (docs/decisions.md, cold start).
+asyncio on a cold start (about 70 modules) for what is a dozen lines
+(docs/decisions/052-cold-start-what-a-caller-waits-for-against.md).
 """
 
 from collections.abc import Mapping

@@ -41,10 +41,10 @@ def crud_access(entity: Entity, method: str) -> dict[str, tuple[str, ...]]:
         return access
     if method == "DELETE":
         # The item becomes its tombstone (a Put). With locks or an index entry, read first (with the marker, given
-        # a key), and delete those in the same transaction.
+        # a key), and delete those in the same transaction (the item itself is overwritten, never deleted).
         if locks or index:
             read = {"GetItem": (items,), "BatchGetItem": (items, REQUEST_MARKERS)}
-            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (items, *locks, *index)}
+            return {**read, "PutItem": (items, REQUEST_MARKERS), "DeleteItem": (*locks, *index)}
         return {"PutItem": (items, REQUEST_MARKERS)}
     raise ValueError(f"no generic {method} operation")
 

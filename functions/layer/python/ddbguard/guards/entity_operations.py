@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TypedDict, TypeVar, cast
 
-from boto3.dynamodb.conditions import ConditionBase
+from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from ddbguard.errors import (
     AlreadyExists,
     DomainError,
     FieldError,
     InvalidInput,
+    InvalidTransition,
     NotFound,
     UniqueViolation,
     VersionConflict,
@@ -64,6 +65,26 @@ class DeleteRules(Rules, total=False):
     """What a domain adds to a generic delete: an update's rules, and named extra actions (`checks`)."""
 
     checks: Checks
+
+
+def only_in(
+    entity: Entity, field: str, allowed: tuple[str, ...], item_id: str, expected: int, target: object
+) -> DeleteRules:
+    """A domain's status rule for a generic update or delete: the write's own condition asks that `field` is one of
+    `allowed`; a refusal of a visible item at the expected version is 409 invalid_transition from its value to
+    `target` (the value sent, or a word such as "DELETED"; None: the value it has), with the item as it was. Typed
+    as a delete's rules, which an update's accept too."""
+    if not allowed:
+        raise ValueError("no allowed value: DynamoDB refuses an empty IN list")
+
+    def explain(item: Item) -> DomainError | None:
+        if item.get(VERSION) != expected:
+            return None  # stale: 412 with the current item
+        current = str(item.get(field))
+        requested = current if target is None else str(target)
+        return InvalidTransition(current, requested, entity.project(item), subject=f"{entity.title} {item_id}")
+
+    return {"condition": Attr(field).is_in(list(allowed)), "explain": explain}
 
 
 def not_found(entity: Entity, item_id: str) -> NotFound:

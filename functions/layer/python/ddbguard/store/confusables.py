@@ -9,7 +9,8 @@
 - `misread`: characters whose normal form reads as another character (`ſ` looks like f and is stored as s).
 
 It is read on the first non-ASCII value only, so a cold start never pays for it. ICU's spoof checker (PyICU) would
-compute the plain skeleton, but PyICU publishes no wheels for Lambda's runtimes (docs/decisions.md).
+compute the plain skeleton, but PyICU publishes no wheels for Lambda's runtimes
+(docs/decisions/049-one-lock-per-reading-of-a-value.md).
 """
 
 from __future__ import annotations

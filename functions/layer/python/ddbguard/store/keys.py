@@ -123,7 +123,7 @@ def hold_key(account_id: str, hold_id: str) -> Key:
 
 def order_key(owner_sub: str, order_id: str) -> Key:
     """`ORDER#<owner tag>#<orderId>`: order ids are per owner, so another caller's id is as free to you as an
-    unused one (docs/decisions.md, "Order ids are per owner")."""
+    unused one (docs/decisions/028-order-ids-are-per-owner.md)."""
     return _key(entity_partition(ORDER_PREFIX, order_id, "order", owner_sub), ORDER_SORT)
 
 

@@ -10,7 +10,7 @@ with its combining marks), and its readings are every combination of its letters
 
 A letter's reading is the skeleton of its case form (NFD, each character replaced by its prototype in Unicode's
 confusables data, NFD again), in small letters, with three additions to the standard, each listed in
-docs/decisions.md ("One lock per reading of a value"):
+docs/decisions/049-one-lock-per-reading-of-a-value.md):
 
 - a dot above on a soft-dotted letter (`i` + U+0307, what `İ` folds to) is not seen: the letter's own dot is drawn
   in its place (Unicode's After_Soft_Dotted condition), so it is left out;
