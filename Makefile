@@ -43,7 +43,7 @@ help:
 	@echo "make test-http                the local server, make run, demo.sh, schemathesis, the browser tier when Chromium is here"
 	@echo "make test-infra               cdk synth assertions, cdk-nag, cfn-lint (Node)"
 	@echo "make browser                  install headless Chromium (Debian's chromium, apt-get) for the browser tier"
-	@echo "make figures                  write the README's test figures from the last whole make test"
+	@echo "make figures                  write the README's test figures and tests/data/test-durations.json from the last whole make test"
 	@echo "make synth ENV=<env>          cdk synth offline into cdk.out/ (cdk-nag), then cfn-lint; one summary line"
 	@echo "make snapshot                 regenerate tests/infra/snapshots/security_shape.json after an intended infra change"
 	@echo "make headroom                 regenerate the CloudFormation headroom figures in docs/infra.md (two synths)"
@@ -160,7 +160,8 @@ WORKERS ?=
 test: install
 	COVERAGE_CORE=sysmon $(PY) -m tests.suite $(if $(WORKERS),--workers $(WORKERS)) $(COVERAGE)
 
-# The README's test figures (counts per tier, the run's time and load), from the last whole `make test`.
+# The README's test figures (counts per tier, the run's time and load), from the last whole `make test`, and its
+# seconds per test module (tests/data/test-durations.json): the scheduler hands out the longest units first by them.
 figures: venv
 	@$(PY) scripts/readme_figures.py --write
 

@@ -2,12 +2,14 @@
 """The README's test figures, written from the last `make test` (`.local/test-run.json`, tests/suite.py).
 
     python scripts/readme_figures.py           prints the block the last run gives
-    python scripts/readme_figures.py --write   rewrites it in README.md (`make figures`)
+    python scripts/readme_figures.py --write   rewrites it in README.md and tests/data/test-durations.json
 
 The block, between `<!-- figures -->` and `<!-- /figures -->`: each tier's test count and summed test time, the
 whole run's time, workers, cores and load average, and the date. Nobody types these numbers: `make figures`
 writes them after a whole `make test`, and tests/test_readme_figures.py (one of the whole-suite checks) fails a
-whole run whose counts differ from the README's, naming this command.
+whole run whose counts differ from the README's, naming this command. `--write` also commits the run's seconds per
+test module to tests/data/test-durations.json: `make test` hands out its longest units first by them
+(tests/support/scheduling.py), and shows progress by them in a clone that has no run of its own yet.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 LAST_RUN = ROOT / ".local" / "test-run.json"
+MODULE_DURATIONS = ROOT / "tests" / "data" / "test-durations.json"
 BLOCK = re.compile(r"(<!-- figures[^>]*-->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
 ROW = re.compile(r"^\| `([a-z-]+)` \| (\d[\d,]*) \|", re.MULTILINE)
 # What each tier is, in the order a reader meets them.
@@ -98,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     README.write_text(rewritten(README.read_text(encoding="utf-8"), block), encoding="utf-8")
     print(f"ddbguard: wrote the test figures of {run['date']} into README.md")
+    modules = run.get("module_seconds")
+    if modules:
+        MODULE_DURATIONS.write_text(json.dumps(modules, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"ddbguard: wrote the seconds of {len(modules)} test modules into tests/data/test-durations.json")
     return 0
 
 

@@ -18,7 +18,7 @@ from local.dynamodb_local import DynamoDBLocal, local_client
 from local.runtime_env import configure
 from local.stream_settler import StreamSettler
 from local.table import ensure_table
-from tests.support import browser, progress, scheduling, settlement, tiers, whole_suite
+from tests.support import browser, progress, scheduling, settlement, tiers, whole_suite, worker_timeline
 from tests.support.table_access import SESSION_LOG
 
 # Tests wait for events, never for a clock: no per-example deadline and no "generation too slow" check, which a
@@ -38,7 +38,8 @@ def pytest_configure(config: pytest.Config) -> None:
     progress.register(config)  # elapsed time and an estimate in place of pytest's count-based percentage
     whole_suite.register(config)  # the whole-suite checks last, or in make test's second run (pytest-xdist)
     tiers.register(config)  # which tier ran, and which was skipped for want of what (the browser)
-    scheduling.register(config)  # pytest-xdist: whole modules, the CDK and `make run` modules grouped
+    scheduling.register(config)  # pytest-xdist: whole modules, the CDK and `make run` modules grouped, longest first
+    worker_timeline.register(config)  # pytest-xdist: which worker ran what, and when each ended
     config.addinivalue_line("markers", f"{browser.MARKER}: drives headless Chromium (the browser tier)")
 
 

@@ -10,7 +10,8 @@ the same judgement as in one process: every call granted, every grant used when 
 (tests/test_table_access.py), and the README's test counts this run's (tests/test_readme_figures.py). Then one
 line per tier (tests/support/tiers.py: a browser tier without a browser is SKIPPED, with the command that adds
 it), the closing line `suite: N passed, N failed, N skipped`, and the run's figures in
-`.local/test-run.json` for `make figures` (scripts/readme_figures.py), with the load average before and after.
+`.local/test-run.json` for `make figures` (scripts/readme_figures.py), with the load average before and after
+and the seconds of each module (the durations the scheduler orders work by, tests/support/scheduling.py).
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def default_workers() -> int:
 def _tiers(path: Path) -> dict[str, dict[str, int]]:
     try:
         return dict(json.loads(path.read_text(encoding="utf-8"))["tiers"])
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def _module_seconds(path: Path) -> dict[str, float]:
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8"))["module_seconds"])
     except (OSError, ValueError, KeyError):
         return {}
 
@@ -107,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_after": _load(),
         "whole_suite": bool(json.loads(record.read_text(encoding="utf-8"))["whole_suite"]),
         "tiers": tiers,
+        # Run 1's seconds per module: `make figures` commits them (tests/data/test-durations.json) for the scheduler.
+        "module_seconds": _module_seconds(first_tiers),
     }
     FIGURES.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     minutes, seconds = divmod(round(elapsed), 60)

@@ -5,7 +5,9 @@ a millisecond, a synthesized stack with 100 more routes a minute): it showed 7 %
 weighs what it took in the last run (`.local/test-durations.json`, written at the end of every run, merged with
 what earlier runs measured), a test never measured weighs the median of the others, and what is left is scaled by
 this run's own pace (elapsed / weight done), so a busier machine or more workers (pytest-xdist) are accounted for.
-With no earlier run (a fresh clone) it falls back to counting tests, and says so.
+With no earlier run (a fresh clone) it weighs each module by the seconds the last whole run gave it (committed in
+tests/data/test-durations.json by `make figures`), shared evenly among its tests; failing that, it counts tests.
+Either way it says so at the end.
 
 It replaces one private method of pytest's terminal reporter (pytest is pinned in requirements-dev.txt); the
 console style `progress` is the only one it changes. `tests/unit/test_progress.py` runs it on a small suite.
@@ -17,10 +19,13 @@ import json
 import os
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.scheduling import load_module_seconds, module_of
 
 DURATIONS_VARIABLE = "DDBGUARD_TEST_DURATIONS"
 DEFAULT_DURATIONS = Path(__file__).resolve().parents[2] / ".local" / "test-durations.json"
@@ -49,20 +54,36 @@ def load_durations(path: Path) -> dict[str, float]:
     return {str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)}
 
 
+def spread(module_seconds: dict[str, float], nodeids: list[str]) -> dict[str, float]:
+    """Each test's share of its module's seconds (the module's tests weigh the same), for the recorded modules."""
+    tests_of = Counter(module_of(nodeid) for nodeid in nodeids)
+    return {n: module_seconds[module_of(n)] / tests_of[module_of(n)] for n in nodeids if module_of(n) in module_seconds}
+
+
+def _enough(known: dict[str, float], nodeids: list[str]) -> bool:
+    # Half the tests measured at least: otherwise the weights say less than the count does.
+    measured = sum(1 for n in nodeids if n in known)
+    return measured > 0 and measured * 2 >= len(nodeids)
+
+
 class Estimate:
     """Weights of the collected tests (seconds, from the last run) and how much of them is done."""
 
-    def __init__(self, known: dict[str, float]):
+    def __init__(self, known: dict[str, float], module_seconds: dict[str, float] | None = None):
         self.known = known
+        self.module_seconds = module_seconds or {}
         self.weights: dict[str, float] = {}
         self.done = 0.0
         self.finished: set[str] = set()
         self.by_count = False
+        self.by_module = False
 
     def collected(self, nodeids: list[str]) -> None:
+        shares = spread(self.module_seconds, nodeids)
+        if not _enough(self.known, nodeids) and _enough(shares, nodeids):
+            self.known, self.by_module = shares, True  # a fresh clone: the committed seconds of each module
         measured = [self.known[n] for n in nodeids if n in self.known]
-        # Half the tests measured at least: otherwise the weights say less than the count does.
-        self.by_count = not measured or len(measured) * 2 < len(nodeids)
+        self.by_count = not _enough(self.known, nodeids)
         fallback = 1.0 if self.by_count else statistics.median(measured)
         # A floor: a test measured at 0.000 s still moves the needle when it ends.
         self.weights = {n: 1.0 if self.by_count else max(MIN_WEIGHT_S, self.known.get(n, fallback)) for n in nodeids}
@@ -91,7 +112,7 @@ class TimeProgress:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.path = durations_path()
-        self.estimate = Estimate(load_durations(self.path))
+        self.estimate = Estimate(load_durations(self.path), load_module_seconds())
         self.started = time.monotonic()
         self.measured: dict[str, float] = {}
 
@@ -142,6 +163,11 @@ class TimeProgress:
             terminalreporter.write_line(
                 f"progress was by test count (no durations of an earlier run in {self.path}); "
                 "the next run shows it by time"
+            )
+        elif self.estimate.by_module and self.estimate.weights:
+            terminalreporter.write_line(
+                f"progress was by each module's seconds in the committed tests/data/test-durations.json (no "
+                f"durations of an earlier run in {self.path}); the next run shows it by each test's"
             )
 
 

@@ -3,7 +3,8 @@
 Tiers are the folders of tests/ (unit, integration, http, api, infra), the whole-suite checks (tests/*.py), and
 the browser tier: tests marked `browser` (tests/support/browser.py), wherever they live. A tier whose every test
 was skipped is reported as skipped with the first reason, which names the command that adds what it lacks (for
-the browser: `make browser`): never as a pass. `--tiers-report PATH` writes the counts as JSON (tests/suite.py).
+the browser: `make browser`): never as a pass. `--tiers-report PATH` writes the counts as JSON (tests/suite.py),
+with the seconds of each module.
 """
 
 from __future__ import annotations
@@ -56,11 +57,14 @@ class TierReport:
         self.config = config
         self.counts: dict[str, Counter[str]] = {}
         self.seconds: dict[str, float] = {}  # test time summed per tier (the tiers run side by side)
+        self.module_seconds: dict[str, float] = {}  # and per module: `make figures` keeps them for the scheduler
         self.skip_reasons: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         tier = tier_of(report.nodeid, report.keywords)
         self.seconds[tier] = self.seconds.get(tier, 0.0) + report.duration
+        module = report.nodeid.split("::", 1)[0]
+        self.module_seconds[module] = self.module_seconds.get(module, 0.0) + report.duration
         outcome = outcome_of(report)
         if outcome is None:
             return
@@ -94,7 +98,16 @@ class TierReport:
             }
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(
-                json.dumps({"tiers": report, "skipped_because": self.skip_reasons}, indent=1) + "\n", encoding="utf-8"
+                json.dumps(
+                    {
+                        "tiers": report,
+                        "skipped_because": self.skip_reasons,
+                        "module_seconds": {m: round(s, 1) for m, s in sorted(self.module_seconds.items())},
+                    },
+                    indent=1,
+                )
+                + "\n",
+                encoding="utf-8",
             )
 
 

@@ -70,6 +70,7 @@ def test_the_stream_rewrites_records_metrics_and_reports_even_when_written_in_pi
     stream = ReadableLogs(target, "withdraw")
     (record,) = _records(("warning", "busy", {"reason": "conflicts"}))
     emitter = Metrics(namespace="ddbguard", service="ddbguard")
+    emitter.clear_metrics()  # the metric set is shared in the process: another test's may be left in it
     emitter.add_metric(name="Deposits", unit=MetricUnit.Count, value=2)
     emf = io.StringIO()
     with contextlib.redirect_stdout(emf):

@@ -14,6 +14,7 @@ from local.metric_lines import readable
 def _emf_of(*metrics: tuple[str, float, MetricUnit]) -> str:
     """What Powertools prints when it flushes these metrics (its real output, not a hand-written sample)."""
     emitter = Metrics(namespace="ddbguard", service="ddbguard")
+    emitter.clear_metrics()  # the metric set is shared in the process: another test's may be left in it
     for name, value, unit in metrics:
         emitter.add_metric(name=name, unit=unit, value=value)
     printed = io.StringIO()

@@ -61,3 +61,13 @@ def test_with_too_few_durations_it_counts_tests():
     estimate = Estimate({"a": 1.0})
     estimate.collected(["a", "b", "c"])
     assert estimate.by_count and estimate.total == 3
+
+
+def test_without_a_run_of_its_own_each_test_weighs_its_share_of_its_modules_committed_seconds():
+    estimate = Estimate({}, {"a.py": 9.0, "b.py": 1.0})
+    estimate.collected(["a.py::x", "a.py::y", "a.py::z", "b.py::w", "c.py::new"])
+    assert estimate.by_module and not estimate.by_count
+    assert estimate.weights == {"a.py::x": 3.0, "a.py::y": 3.0, "a.py::z": 3.0, "b.py::w": 1.0, "c.py::new": 3.0}
+    estimate = Estimate({}, {"other.py": 9.0})
+    estimate.collected(["a.py::x"])
+    assert estimate.by_count and not estimate.by_module  # none of these modules recorded: by count
