@@ -11,7 +11,7 @@ The loop is written here, not with Powertools' batch processing: that package im
 asyncio on a cold start (about 70 modules) for what is a dozen lines (docs/decisions.md, cold start).
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
@@ -45,7 +45,7 @@ class BatchSettlement:
         observe_seconds(MetricName.OLDEST_UNSETTLED_AGE, result.oldest_age_s)
 
 
-def settle_records(records: list[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
+def settle_records(records: Sequence[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Every record through one `BatchSettlement`; the failed ones by sequence number (`batchItemFailures`)."""
     settlement = BatchSettlement()
     failures: list[dict[str, str]] = []
