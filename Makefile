@@ -33,7 +33,7 @@ ENV       ?=
 CONTEXT   ?=
 ENV_CONTEXT = -c environment=$(ENV) $(CONTEXT)
 
-.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format dist dist-check example audit-locks sweep bench soak clean
+.PHONY: require-env headroom help install venv check-python check-tools chromium browser run seed browse test test-unit test-integration test-http test-infra figures synth snapshot sizes diff deploy destroy upgrade-bridge page-test lock-remedy watch smoke token invoke events openapi regenerate confusables fuzz lint format dist dist-check api-check docs example audit-locks sweep bench soak clean
 
 help:
 	@echo "make run [DEBUG=<function>]   serve the whole API locally on DynamoDB Local (PORT, DYNAMODB_PORT, TABLE_NAME, DDB_DATA_DIR, LOG_FORMAT=json)"
@@ -68,6 +68,8 @@ help:
 	@echo "make dist                     build the library's wheel and sdist into dist/ (hatchling, pinned): packages ddbguard and ddbguard_api"
 	@echo "make dist-check               make dist, then check both archives' contents and import the wheel in a fresh venv (core alone, then [edge])"
 	@echo "make example                  make dist, then the example service (examples/service/) on the wheel alone: fresh venv, its tests, its stack synthesized with cdk-nag"
+	@echo "make api-check [WRITE=1]      the library's public API against the last release's (api/, griffe); WRITE=1 records a deliberate break"
+	@echo "make docs                     the docs site with the reference generated from the code (mkdocs, strict: a warning fails) into .local/site"
 	@echo "make lint                     ruff (lint + format), mypy over all the code, the docs checker, every file compiled on the 3.12 floor"
 	@echo "make format                   ruff: apply the fixes it can make safely, then format every Python file"
 	@echo "make audit-locks [REPAIR=1]   check (and repair) uniqueness locks in the local table"
@@ -311,6 +313,16 @@ example: dist check-tools
 	cd $(EXAMPLE) && .venv/bin/python -m pytest -q
 	@cd $(EXAMPLE) && $(CDK) synth --no-notices --quiet; status=$$?; cd $(CURDIR) && \
 		$(PY) -m infra.synth_report --cdk-out $(EXAMPLE)/cdk.out --stack $(EXAMPLE_STACK) --cdk-status $$status
+# The public API (what `__all__` names) against the last release's record in api/ (scripts/api_check.py, griffe).
+# WRITE=1 records the current API as this version's baseline: a deliberate break, said in CHANGELOG.md.
+api-check: venv
+	$(PY) scripts/api_check.py $(if $(WRITE),--write)
+
+# docs/ as a site, the library's reference generated from the code (docs/reference.md, mkdocstrings on griffe), into
+# .local/site (git-ignored). mkdocs.yml sets strict: any warning (a broken link, a module that does not load) fails.
+docs: venv
+	$(PY) -m mkdocs build --clean
+	@echo "docs: .local/site/index.html"
 
 # Every Python file is type-checked (tests and bench less strictly: pyproject.toml).
 MYPY_PATHS := functions/layer/python $(wildcard functions/*.py) $(sort $(dir $(wildcard functions/*/__init__.py))) \

@@ -10,7 +10,7 @@ does the same in one process, one thread per segment, so tests and `make audit-l
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,17 +58,18 @@ def run_audit(
     *,
     max_pages: int | None = None,
     timeout_s: float = 300.0,
-    handler: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None,
+    handler: Callable[[dict[str, Any], Any], Mapping[str, Any]] | None = None,
 ) -> RunReport:
     """One audit run as the state machine makes it, against the configured table."""
     if handler is None:
         from audit.audit_locks import handler as worker
 
         handler = worker
+    step = handler
 
     def invoke(event: dict[str, Any]) -> dict[str, Any]:
         with running(FUNCTION):
-            return handler(event, LambdaContext(function_name=f"ddbguard-{FUNCTION}", timeout_s=timeout_s))
+            return dict(step(event, LambdaContext(function_name=f"ddbguard-{FUNCTION}", timeout_s=timeout_s)))
 
     def one(segment: int) -> SegmentRun:
         run = SegmentRun(segment)

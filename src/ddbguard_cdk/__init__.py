@@ -13,17 +13,26 @@ from ddbguard_cdk.layers import dependencies_layer, library_layer
 from ddbguard_cdk.lock_audit_run import LockAuditRun
 from ddbguard_cdk.table import guarded_table
 
+# Its names, and its modules (each with its own `__all__`): the parts infra/ builds the product's stack from.
 __all__ = [
     "ARCHITECTURE",
     "RUNTIME",
     "GuardedTable",
     "LockAuditRun",
     "dependencies_layer",
+    "dependency_layer",
     "entity_access",
+    "functions",
     "grant_entity_access",
     "grant_table_access",
+    "grants",
     "guarded_function",
     "guarded_table",
+    "layer_bytecode",
+    "layers",
     "library_layer",
+    "lock_audit_run",
+    "settlement",
+    "table",
     "table_statements",
 ]

@@ -27,9 +27,12 @@ from ddbguard_cdk import layer_bytecode
 __all__ = [
     "LAMBDA_PLATFORM",
     "PACKAGED_REQUIREMENTS",
+    "PRUNED",
     "XRAY_SDK_ONLY",
+    "cache_key",
     "layer_root",
     "pip_arguments",
+    "prune",
     "requirement_name",
     "requirements_without",
     "tree_size",

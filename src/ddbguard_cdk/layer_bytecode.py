@@ -21,6 +21,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+__all__ = [
+    "COMPILE_ENVIRONMENT",
+    "DEPLOYED_ROOT",
+    "FUNCTION_CODE_ROOT",
+    "LAMBDA_PYTHON_VERSION",
+    "RECIPE_VERSION",
+    "UNCHECKED_HASH_FLAGS",
+    "bytecode_path",
+    "compile_arguments",
+    "compile_layer",
+    "lambda_python",
+    "missing_bytecode",
+]
+
 # Lambda's runtime for every function (RUNTIME in ddbguard_cdk/functions.py and infra/functions.py; a test keeps
 # them equal).
 LAMBDA_PYTHON_VERSION = "3.13"

@@ -3,7 +3,8 @@
 The typed views of stored items (`ddbguard.store.items`) declare the same names as their fields (a TypedDict's
 fields cannot be named by constants), so every field there must be a schema name; and no other module of the
 layer may spell an attribute name as a raw string, where a typo would write another attribute unseen. What is no
-attribute is not counted: docstrings, `__slots__` (an object's own attribute names), the name of a kind of unique
+attribute is not counted: docstrings, `__slots__` (an object's own attribute names), `__all__` (a module's public
+names), the name of a kind of unique
 value (`UniqueKind(name="email")`, `matching_kind("slug", ...)`). An entity declares its own fields by name
 (`Entity(fields={"slug": ...})`, a `lines` record's fields): a resource's attributes only its declaration knows are
 spelled there, once, and nowhere else.
@@ -64,7 +65,7 @@ def _called(node: ast.AST, *names: str) -> bool:
 
 
 def _not_attributes(tree: ast.AST) -> set[int]:
-    """Strings that are no attribute name: kind names, `__slots__`, and an entity's own field declarations."""
+    """Strings that are no attribute name: kind names, `__slots__`, `__all__`, an entity's own field declarations."""
     found: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _called(node, "UniqueKind", "matching_kind"):
@@ -73,7 +74,8 @@ def _not_attributes(tree: ast.AST) -> set[int]:
         if isinstance(node, ast.Call) and _called(node, "Entity", "lines"):
             declared = [keyword.value for keyword in node.keywords if keyword.arg == "fields"] + node.args[1:2]
             found |= {id(key) for fields in declared if isinstance(fields, ast.Dict) for key in fields.keys if key}
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+        names = ("__slots__", "__all__")
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in node.targets):
             found |= {id(element) for element in ast.walk(node.value)}
     return found
 

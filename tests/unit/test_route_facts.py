@@ -5,7 +5,8 @@ functions/routes/ is a second table that a new route would have to be added to b
 (OpenAPI, request parsing, the demo, the tests over every route) read `routes.ROUTES` instead. The list that
 describes routes to readers (local/route_stories.py) is the exception by design: tests/unit/test_route_stories.py
 checks it complete both ways. The table itself holds runtime facts only: no wording, sample body, demo id or
-walk-through step. And every route's handler is a file, named by a literal that `grep` finds.
+walk-through step. And every route's handler is a file, named by a literal that `grep` finds. A module's `__all__`
+is no table: it names the module's public functions, some of which serve operations of the same name.
 """
 
 from __future__ import annotations
@@ -45,10 +46,22 @@ def _operations_named(node: ast.AST) -> set[str]:
     return {e.value for e in elements if isinstance(e, ast.Constant) and e.value in OPERATIONS}
 
 
+def _exports(tree: ast.AST) -> set[int]:
+    """A module's `__all__` lists its public names, which may be operations' functions: no table of operations."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+    }
+
+
 def operation_tables(path: Path) -> list[tuple[int, set[str]]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    exports = _exports(tree)
     return [
-        (getattr(node, "lineno", 0), named) for node in ast.walk(tree) if len(named := _operations_named(node)) >= 3
+        (getattr(node, "lineno", 0), named)
+        for node in ast.walk(tree)
+        if id(node) not in exports and len(named := _operations_named(node)) >= 3
     ]
 
 

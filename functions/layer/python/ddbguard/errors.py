@@ -5,6 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+__all__ = [
+    "AccountClosing",
+    "AlreadyExists",
+    "BalanceNotZero",
+    "Busy",
+    "DomainError",
+    "FieldError",
+    "HoldSettled",
+    "IdempotencyKeyReused",
+    "InsufficientFunds",
+    "InvalidInput",
+    "InvalidTransition",
+    "LedgerUnsettled",
+    "NotFound",
+    "SettlementBehind",
+    "UniqueViolation",
+    "VersionConflict",
+]
+
 
 class FieldError(NamedTuple):
     field: str

@@ -10,6 +10,42 @@ import re
 import unicodedata
 from typing import Final
 
+__all__ = [
+    "BLANK_SYMBOLS",
+    "CURSOR_MAX_CHARS",
+    "CURSOR_PATTERN",
+    "DEFAULT_IGNORABLE_CLASS",
+    "DISPLAY_NAME_MAX_BYTES",
+    "DISPLAY_NAME_MAX_CHARS",
+    "EMAIL_MAX_BYTES",
+    "EMAIL_MIN_CHARS",
+    "FORBIDDEN_CHARACTER_CATEGORIES",
+    "IDEMPOTENCY_KEY_MAX_CHARS",
+    "MAX_BALANCE_BYTES",
+    "MAX_BODY_BYTES",
+    "MAX_BODY_DEPTH",
+    "MAX_CENTS",
+    "MAX_INCOMING_PENDING_ENTRIES",
+    "MAX_ORDER_LINES",
+    "MAX_ORDER_TOTAL_CENTS",
+    "MAX_PENDING_ENTRIES",
+    "MAX_QUANTITY",
+    "MAX_READINGS",
+    "MIN_CENTS",
+    "PAGE_DEFAULT",
+    "PAGE_MAX",
+    "RESOURCE_ID_PATTERN",
+    "SKU_PATTERN",
+    "UNIQUE_VALUE_RAW_MAX_CHARS",
+    "USERNAME_MAX_CHARS",
+    "USERNAME_MIN_CHARS",
+    "USERNAME_PATTERN",
+    "VISIBLE_CATEGORY_CLASSES",
+    "has_forbidden_characters",
+    "shows_something",
+    "utf8_length",
+]
+
 # Money: an integer number of cents.
 MIN_CENTS: Final = 1
 MAX_CENTS: Final = 100_000_000_000

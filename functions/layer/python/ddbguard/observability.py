@@ -9,6 +9,8 @@ from aws_lambda_powertools.metrics import Metrics, MetricUnit
 
 from ddbguard.tracing import handler_tracer
 
+__all__ = ["NAMESPACE", "SERVICE", "MetricName", "count", "logger", "metrics", "observe_seconds", "tracer"]
+
 SERVICE = "ddbguard"
 # Each deployed environment has its own namespace (`ddbguard-prod`), set by the stack; `ddbguard` elsewhere.
 NAMESPACE = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "ddbguard"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+__all__ = ["Record"]
+
 
 class Record:
     __slots__: tuple[str, ...] = ()

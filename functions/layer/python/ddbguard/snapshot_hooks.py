@@ -19,6 +19,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+__all__ = ["after_restore", "before_snapshot"]
+
 
 def _runtime_hooks() -> Any:
     try:

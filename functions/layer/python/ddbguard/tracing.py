@@ -15,6 +15,16 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Protocol
 
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "TRACING_ENV",
+    "HandlerTracer",
+    "PassThroughTracer",
+    "TracingProvider",
+    "handler_tracer",
+    "provider",
+]
+
 TRACING_ENV = "DDBGUARD_TRACING"
 
 

@@ -19,7 +19,7 @@ Needs the `edge` extra (pydantic).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
@@ -33,7 +33,9 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard_api.http.bodies import check_depth, field_errors, parse_json, raw_body
 from ddbguard_api.http.caller import caller_from_event
 from ddbguard_api.http.headers import parse_idempotency_key, parse_if_match, single_header
+from ddbguard_api.http.json_documents import JsonObject
 from ddbguard_api.http.problems import EdgeError, from_busy, from_domain_error, from_edge_error
+from ddbguard_api.http.proxy_events import ProxyEvent
 from ddbguard_api.http.replies import JSON, REPLAYED_HEADER, Reply, etag, json_body
 from ddbguard_api.http.request import fingerprint
 from ddbguard_api.models.entity_models import request_models_of
@@ -57,19 +59,19 @@ class Guard:
         )
 
     @property
-    def _event(self) -> dict[str, Any]:
-        return dict(self.app.current_event.raw_event)
+    def _event(self) -> ProxyEvent:
+        return cast(ProxyEvent, self.app.current_event.raw_event)
 
     def caller(self) -> str:
         """The caller's `sub`, as API Gateway's Cognito authorizer put it in the event; 401 without one."""
-        found = caller_from_event(self._event)  # type: ignore[arg-type]
+        found = caller_from_event(self._event)
         if found is None:
             raise EdgeError(401, "unauthorized", "Send a valid bearer token.")
         return found.sub
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> JsonObject:
         """The JSON object the request sent; 400 for what is not JSON, 422 for what is not an object."""
-        data = raw_body(self._event)  # type: ignore[arg-type]
+        data = raw_body(self._event)
         check_depth(data)
         document = parse_json(data) if data.strip() else None
         if not isinstance(document, dict):
@@ -79,27 +81,27 @@ class Guard:
     def identity(self) -> RequestIdentity | None:
         """The request's identity under its Idempotency-Key, or None when it sent none."""
         event = self._event
-        key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))  # type: ignore[arg-type]
+        key = parse_idempotency_key(single_header(event, "Idempotency-Key", "invalid_idempotency_key"))
         if key is None:
             return None
-        body = self.document() if raw_body(event).strip() else None  # type: ignore[arg-type]
+        body = self.document() if raw_body(event).strip() else None
         path, query = event.get("pathParameters") or {}, event.get("queryStringParameters") or {}
         route = f"{event.get('httpMethod')} {event.get('resource')}"
         return RequestIdentity(caller=self.caller(), route=route, key=key, fingerprint=fingerprint(path, query, body))
 
     def expected_version(self) -> int:
         """The version `If-Match` names; 428 when absent (a versioned write never goes without it)."""
-        version = parse_if_match(single_header(self._event, "If-Match", "invalid_if_match"))  # type: ignore[arg-type]
+        version = parse_if_match(single_header(self._event, "If-Match", "invalid_if_match"))
         if version is None:
             raise EdgeError(428, "precondition_required", 'Send If-Match: "<version>" from the ETag you read.')
         return version
 
-    def create_values(self, entity: Entity) -> dict[str, Any]:
+    def create_values(self, entity: Entity) -> dict[str, object]:
         """The create body, checked against the entity's fields (422 field by field)."""
         create, _ = request_models_of(entity)
         return create.model_validate(self.document()).model_dump(exclude_none=True)
 
-    def update_values(self, entity: Entity) -> dict[str, Any]:
+    def update_values(self, entity: Entity) -> dict[str, object]:
         """The update body: the updatable fields sent (at least one), checked (422 field by field)."""
         _, update = request_models_of(entity)
         return update.model_validate(self.document()).model_dump(exclude_none=True)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ddbguard.domain.entities.accounts import ACCOUNT
 from ddbguard.guards.entity import Entity
 from ddbguard.guards.entity_access import INDEX_PREFIX, REQUEST_MARKERS
 from ddbguard.store.attribute_names import UNSETTLED_INDEX
+from ddbguard.store.keys import ACCOUNT_PREFIX
 
 __all__ = ["AUDIT_CHECKPOINTS", "SETTLEMENT_ACCESS", "SWEEPER_ACCESS", "UNSETTLED_BALANCES", "audit_access"]
 
 AUDIT_CHECKPOINTS = "AUDIT#*"  # the lock audit's checkpoints (ddbguard/store/audit_checkpoints.py)
-# The ledger's balances, entries and holds share their account's partition.
-_LEDGERS = ACCOUNT.partition_pattern
+# The ledger's balances, entries and holds share their account's partition (`ACCT#<accountId>`).
+_LEDGERS = f"{ACCOUNT_PREFIX}*"
 
 
 def audit_access(entities: Sequence[Entity]) -> dict[str, tuple[str, ...]]:

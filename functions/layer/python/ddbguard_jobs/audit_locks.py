@@ -22,7 +22,7 @@ function's own code: a team's entity declarations; ddbguard_jobs.entity_modules)
 """
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ddbguard.domain import audit_scan
@@ -33,13 +33,13 @@ from ddbguard.observability import MetricName, count, logger, metrics, tracer
 from ddbguard_jobs.entity_modules import ENTITY_MODULES_VARIABLE, entities_in, module_names
 
 __all__ = ["ENTITY_MODULES_VARIABLE", "handler", "handler_for"]
-Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+Handler = Callable[[Mapping[str, Any], Any], Mapping[str, Any]]
 
 # Leave this much of the invocation's time for the last page and the metrics.
 RESERVE_SECONDS = 30.0
 
 
-def _audit(event: dict[str, Any], context: Any, entities: Sequence[Entity]) -> dict[str, Any]:
+def _audit(event: Mapping[str, Any], context: Any, entities: Sequence[Entity]) -> Mapping[str, Any]:
     where = Continuation.from_event(event)
     max_pages = event.get("maxPages")
     result = audit_scan.audit_segment(
@@ -64,7 +64,7 @@ def _audit(event: dict[str, Any], context: Any, entities: Sequence[Entity]) -> d
     return {**checkpoint, **({"maxPages": max_pages} if max_pages else {}), "done": result.next is None, **summary}
 
 
-def _report(segments: list[dict[str, Any]]) -> dict[str, Any]:
+def _report(segments: list[Mapping[str, Any]]) -> Mapping[str, Any]:
     """The run's coverage: a segment not done (its steps kept failing) leaves part of the table unaudited."""
     uncovered = sorted(int(s["segment"]) for s in segments if not s.get("done"))
     count(MetricName.LOCK_AUDIT_UNCOVERED_SEGMENTS, len(uncovered))
@@ -78,7 +78,7 @@ def handler_for(entities: Sequence[Entity]) -> Handler:
 
     @logger.inject_lambda_context(clear_state=True)
     @tracer.capture_lambda_handler(capture_response=False, capture_error=False)
-    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def handler(event: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
         try:
             if "segments" in (event or {}):
                 return _report(list(event["segments"]))

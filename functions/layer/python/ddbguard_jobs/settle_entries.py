@@ -12,7 +12,7 @@ asyncio on a cold start (about 70 modules) for what is a dozen lines
 (docs/decisions/052-cold-start-what-a-caller-waits-for-against.md).
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
@@ -46,7 +46,7 @@ class BatchSettlement:
         observe_seconds(MetricName.OLDEST_UNSETTLED_AGE, result.oldest_age_s)
 
 
-def settle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
+def settle_records(records: Sequence[Mapping[str, Any]]) -> dict[str, list[dict[str, str]]]:
     """Every record through one `BatchSettlement`; the failed ones by sequence number (`batchItemFailures`)."""
     settlement = BatchSettlement()
     failures: list[dict[str, str]] = []
@@ -64,7 +64,7 @@ def settle_records(records: list[dict[str, Any]]) -> dict[str, list[dict[str, st
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
     try:
         return settle_records(event.get("Records") or [])
     finally:

@@ -5,6 +5,7 @@ balances anyway (`ddbguard.domain.settlement_sweep`). It emits the age of the ol
 (`OldestUnsettledAgeSeconds`, alarmed) on every run, also when that is 0, and how many entries it settled.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
 from ddbguard.domain import settlement_sweep
@@ -15,7 +16,7 @@ __all__ = ["handler"]
 
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: Mapping[str, Any], context: Any) -> Mapping[str, Any]:
     try:
         min_age_s = float((event or {}).get("minAgeSeconds", settlement_sweep.DEFAULT_MIN_AGE_S))
         report = settlement_sweep.sweep(min_age_s)

@@ -2,4 +2,25 @@
 
 Each operation is written with the guards below it and raises the domain errors of
 `ddbguard.errors`; nothing here knows HTTP.
+
+The library's part (public): normalisation and look-alikes (`normalize`), the lock audit (`lock_audit`,
+`audit_scan`), the settlement sweeper (`settlement_sweep`) and `pseudonyms`. The rest is the product's own domain
+(`PRODUCT_MODULES`).
 """
+
+__all__ = ["audit_scan", "lock_audit", "normalize", "pseudonyms", "settlement_sweep"]
+
+# The product's own modules in this package: shipped in the layer, no API (ddbguard's docstring).
+PRODUCT_MODULES = (
+    "account_listing",
+    "accounts",
+    "entities",
+    "holds",
+    "ledger",
+    "order_status",
+    "orders",
+    "projections",
+    "statements",
+    "transfers",
+    "views",
+)

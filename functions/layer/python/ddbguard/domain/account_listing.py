@@ -20,6 +20,8 @@ from ddbguard.store.attribute_names import ACCOUNT_ID, OWNER_SUB, PK, SK
 from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
 from ddbguard.store.shapes import Key
 
+__all__ = ["list_accounts"]
+
 
 def _bad_cursor() -> InvalidInput:
     message = "The cursor is not one this list handed out."

@@ -42,6 +42,8 @@ from ddbguard.store.attribute_names import (
 )
 from ddbguard.store.shapes import Item
 
+__all__ = ["clean_values", "create_account", "delete_rules"]
+
 
 def clean_values(values: Mapping[str, object]) -> dict[str, object]:
     """A create's or an update's values as stored (the generic create's and update's `clean_values`, passed by

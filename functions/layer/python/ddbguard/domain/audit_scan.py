@@ -23,6 +23,16 @@ from ddbguard.guards.entity import Entity
 from ddbguard.store import audit_checkpoints
 from ddbguard.store.segment_scan import WireKey, scan_segment_page
 
+__all__ = [
+    "PAGE_SECONDS_RESERVE",
+    "Continuation",
+    "ContinuationEvent",
+    "SegmentResult",
+    "audit_in_parallel",
+    "audit_segment",
+    "merge",
+]
+
 # A page of 1000 items with its by-key reads takes well under this on DynamoDB; stop before the last one.
 PAGE_SECONDS_RESERVE = 30.0
 

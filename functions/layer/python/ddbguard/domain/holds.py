@@ -40,6 +40,8 @@ from ddbguard.store.attribute_names import (
 from ddbguard.store.ids import now_iso
 from ddbguard.store.items import Entry, HoldItem
 
+__all__ = ["CAPTURED", "OPEN", "RELEASED", "capture_hold", "place_hold", "release_hold"]
+
 OPEN = "OPEN"
 CAPTURED = "CAPTURED"
 RELEASED = "RELEASED"

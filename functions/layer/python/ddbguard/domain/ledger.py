@@ -33,6 +33,8 @@ from ddbguard.store.ids import now_iso
 from ddbguard.store.items import BalanceItem
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 
+__all__ = ["deposit", "new_balance_item", "open_ledger", "withdraw"]
+
 
 def new_balance_item(account_id: str, owner_sub: str, now: str) -> BalanceItem:
     """A freshly opened ledger's balance item, at the version a versioned create writes."""

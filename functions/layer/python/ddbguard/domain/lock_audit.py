@@ -50,6 +50,24 @@ from ddbguard.store.readings import TooManyReadings
 from ddbguard.store.shapes import Action, Item, Key
 from ddbguard.store.writes import TransactionCancelled
 
+__all__ = [
+    "LOCK_HELD_BY_OTHER",
+    "MISSING_LOCK",
+    "MISSING_VALUE",
+    "ORPHAN_LOCK",
+    "STALE_LOCK_KEY",
+    "TOO_MANY_READINGS",
+    "AuditReport",
+    "AuditSummary",
+    "Finding",
+    "Owners",
+    "audit_locks",
+    "audit_page",
+    "audited_entities",
+    "audited_items",
+    "judge_page",
+]
+
 ORPHAN_LOCK = "orphan_lock"
 STALE_LOCK_KEY = "stale_lock_key"
 MISSING_LOCK = "missing_lock"

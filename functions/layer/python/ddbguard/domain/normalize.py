@@ -45,6 +45,21 @@ from ddbguard.limits import (
 )
 from ddbguard.store import attribute_names, confusables, readings
 
+__all__ = [
+    "CODE",
+    "EMAIL",
+    "HANDLE",
+    "clean_display_name",
+    "code_problem",
+    "email_form",
+    "email_problem",
+    "fold_keeping_misread",
+    "folded",
+    "unique_form",
+    "unseen_character_problem",
+    "username_problem",
+]
+
 # Code points a renderer shows as nothing (limits.DEFAULT_IGNORABLE_CLASS): refused in unique values here.
 _DEFAULT_IGNORABLE = re.compile(f"[{DEFAULT_IGNORABLE_CLASS}]")
 _BLANK = re.compile(f"[{BLANK_SYMBOLS}]")

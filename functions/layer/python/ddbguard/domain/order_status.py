@@ -14,6 +14,8 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 from ddbguard.domain.entities.orders import CANCELLED, DELIVERED, PAID, PENDING, REFUNDED, SHIPPED
 from ddbguard.store.attribute_names import STATUS
 
+__all__ = ["DELETABLE", "MONEY_ONLY", "TRANSITIONS", "allows", "move_guard", "patch_guard", "sources_of", "status_in"]
+
 # current status -> the statuses it may move to
 TRANSITIONS: dict[str, frozenset[str]] = {
     PENDING: frozenset({PAID, CANCELLED}),

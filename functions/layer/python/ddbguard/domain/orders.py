@@ -61,6 +61,19 @@ from ddbguard.store.ids import now_iso
 from ddbguard.store.items import OrderItem, OrderLine, RequestMarker
 from ddbguard.store.shapes import Item
 
+__all__ = [
+    "DELETED",
+    "PAYMENT",
+    "PAYMENT_ENTRY_TYPE",
+    "REFUND",
+    "REFUND_ENTRY_TYPE",
+    "create_order",
+    "delete_rules",
+    "pay_order",
+    "refund_order",
+    "update_rules",
+]
+
 PAYMENT_ENTRY_TYPE = "withdrawal"
 REFUND_ENTRY_TYPE = "refund"
 DELETED = "DELETED"  # the "status" a delete asks for, in refusals only

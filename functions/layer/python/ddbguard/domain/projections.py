@@ -14,6 +14,8 @@ from typing import cast
 from ddbguard.domain.views import BalanceView, EntryView
 from ddbguard.store.attribute_names import AVAILABLE_CENTS, CLEARED_CENTS, HOLD_CENTS, VERSION
 
+__all__ = ["BALANCE_FIELDS", "ENTRY_DETAILS", "ENTRY_FIELDS", "Stored", "public_balance", "public_entry"]
+
 BALANCE_FIELDS = tuple(BalanceView.__annotations__)
 # Always present on an entry; the rest only where its type has them (holdId, orderId, transferId, ...).
 ENTRY_FIELDS = tuple(name for name in EntryView.__annotations__ if name in EntryView.__required_keys__)

@@ -19,6 +19,8 @@ from ddbguard.store.attribute_names import FIELD
 if TYPE_CHECKING:  # the audit imports more than a tag needs
     from ddbguard.domain.lock_audit import Finding
 
+__all__ = ["Pseudonyms"]
+
 
 class Pseudonyms:
     def __init__(self, key: bytes | None = None) -> None:

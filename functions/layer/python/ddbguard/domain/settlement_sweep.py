@@ -25,6 +25,8 @@ from ddbguard.store import keys, reads
 from ddbguard.store.attribute_names import ACCOUNT_ID, PK, UNSETTLED_INDEX, UNSETTLED_SHARD, UNSETTLED_SINCE
 from ddbguard.store.ids import time_of_sortable_id
 
+__all__ = ["DEFAULT_MIN_AGE_S", "SweepReport", "sweep", "unsettled_balances"]
+
 # Balances whose oldest unsettled value is younger than this are left to the stream.
 DEFAULT_MIN_AGE_S = 60.0
 

@@ -35,6 +35,8 @@ from ddbguard.store.cursors import BadCursor, decode_cursor, encode_cursor
 from ddbguard.store.items import BalanceItem
 from ddbguard.store.shapes import Key
 
+__all__ = ["decode_statement_cursor", "get_statement"]
+
 _ENTRY_ID = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")  # a ULID (store.ids.time_sortable_id)
 
 

@@ -26,6 +26,8 @@ from ddbguard.guards.request_identity import RequestIdentity
 from ddbguard.store import keys, writes
 from ddbguard.store.attribute_names import ACCOUNT_ID, CLOSING, COUNTERPARTY_ACCOUNT_ID, TRANSFER_ID
 
+__all__ = ["FROM_FIELD", "TO_FIELD", "create_transfer"]
+
 FROM_FIELD = "fromAccountId"
 TO_FIELD = "toAccountId"
 

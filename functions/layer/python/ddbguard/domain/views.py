@@ -13,6 +13,8 @@ from typing import NotRequired, TypedDict
 
 from ddbguard.guards.entity import PublicItem
 
+__all__ = ["AccountPage", "BalanceView", "EntryView", "HoldOutcome", "StatementView", "TransferOutcome"]
+
 
 class AccountPage(TypedDict):
     accounts: list[PublicItem]  # each the account entity's projection

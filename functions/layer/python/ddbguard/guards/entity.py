@@ -22,6 +22,17 @@ from ddbguard.store import keys
 from ddbguard.store.attribute_names import CREATED_AT, OWNER_SUB, UPDATED_AT, VERSION
 from ddbguard.store.shapes import Key
 
+__all__ = [
+    "GLOBAL_IDS",
+    "OWNER_SCOPED_IDS",
+    "Entity",
+    "PublicItem",
+    "Unique",
+    "declared_entities",
+    "entity_of_lock",
+    "normalised_values",
+]
+
 # What clients see of an item of a declared entity: its public fields (which only its declaration knows).
 PublicItem = dict[str, object]
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ddbguard.guards.entity import Entity
+from ddbguard.store.keys import OWNER_INDEX_PREFIX, REQUEST_PREFIX
 
 __all__ = ["INDEX_PREFIX", "OWNER_INDEX", "REQUEST_MARKERS", "TableAccess", "crud_access", "merged_access"]
 
 # Action (`PutItem`) -> the partition-key patterns it may name (`TEAM#*`), or `index/<name>` for a secondary index.
 TableAccess = Mapping[str, tuple[str, ...]]
 
-REQUEST_MARKERS = "REQ#*"  # the request markers (idempotency records) of keyed writes
-OWNER_INDEX = "OWNERS#*"  # one item per owned item under its owner, for entities with `owner_index`
+REQUEST_MARKERS = f"{REQUEST_PREFIX}*"  # the request markers (idempotency records) of keyed writes
+OWNER_INDEX = f"{OWNER_INDEX_PREFIX}*"  # one item per owned item under its owner, for entities with `owner_index`
 INDEX_PREFIX = "index/"  # not a partition: a secondary index of the table, by name
 
 

@@ -43,6 +43,24 @@ from ddbguard.store.ids import new_id, now_iso
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.shapes import Action, Item
 
+__all__ = [
+    "ITEM",
+    "NOTHING_TO_CHANGE",
+    "OWNER_INDEX_SLOT",
+    "Checks",
+    "DeleteRules",
+    "Explain",
+    "Response",
+    "Rules",
+    "create",
+    "delete",
+    "get",
+    "not_found",
+    "read_visible",
+    "refusal",
+    "update",
+]
+
 ITEM = "item"  # the entity's own write, in its plan
 OWNER_INDEX_SLOT = "owner index"
 NOTHING_TO_CHANGE = FieldError("body", "required", "Send at least one field to change.")

@@ -33,6 +33,33 @@ from ddbguard.limits import (
     UNIQUE_VALUE_RAW_MAX_CHARS,
 )
 
+__all__ = [
+    "CHOICE",
+    "COMPUTED",
+    "FLAG",
+    "FOLDED",
+    "INTEGER",
+    "LINES",
+    "MATCHING",
+    "REFERENCE",
+    "TEXT",
+    "UNIQUE",
+    "WHOLE_CENTS",
+    "Field",
+    "UniqueKind",
+    "cents",
+    "choice",
+    "computed",
+    "flag",
+    "integer",
+    "lines",
+    "matching",
+    "matching_kind",
+    "reference",
+    "text",
+    "unique",
+]
+
 TEXT = "text"
 INTEGER = "integer"
 UNIQUE = "unique"

@@ -55,6 +55,20 @@ from ddbguard.store.items import Entry, EntryDetails, EntryItem, RequestMarker
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.shapes import Action, Item
 
+__all__ = [
+    "BalanceChange",
+    "ExtraGuardFailed",
+    "MovementResult",
+    "Outcome",
+    "balance_guard",
+    "explain_refusal",
+    "ledger_not_found",
+    "move_money",
+    "replay",
+    "unsettled_bound",
+    "with_available_after",
+]
+
 
 class BalanceChange(Record):
     """One side of a movement: how one ledger's balance changes and the entry that records it."""

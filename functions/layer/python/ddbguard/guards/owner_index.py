@@ -14,6 +14,8 @@ from ddbguard.store import keys, writes
 from ddbguard.store.attribute_names import CREATED_AT, KIND, PK, SK
 from ddbguard.store.shapes import Action
 
+__all__ = ["INDEX_KIND", "delete_action", "index_item", "put_action"]
+
 INDEX_KIND = "owner_index"
 
 

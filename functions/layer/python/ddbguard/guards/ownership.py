@@ -15,6 +15,8 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 from ddbguard.errors import NotFound
 from ddbguard.store.attribute_names import OWNER_SUB, PK
 
+__all__ = ["Owned", "is_visible", "owned_by", "visible_or_refuse"]
+
 
 def owned_by(owner_sub: str, *, owner_attribute: str = OWNER_SUB) -> ConditionBase:
     """Condition: the item exists and belongs to `owner_sub` (an entity may keep its owner in another attribute)."""

@@ -44,6 +44,22 @@ from ddbguard.store.items import Entry, RequestMarker, RequestStamp
 from ddbguard.store.plan import PlanCancelled, TransactionPlan
 from ddbguard.store.shapes import Action, Key
 
+__all__ = [
+    "KEY_LIFETIME_S",
+    "MARKER",
+    "Response",
+    "begin_request",
+    "commit_once",
+    "first_response",
+    "is_expired",
+    "led_by_marker",
+    "marker_item",
+    "marker_put",
+    "read_with_marker",
+    "request_stamp",
+    "was_replayed",
+]
+
 MARKER = "request marker"  # the marker's slot in a TransactionPlan
 # How long an Idempotency-Key is remembered for writes that do not move money (the IETF draft leaves it
 # to the server; 24 h as Stripe).

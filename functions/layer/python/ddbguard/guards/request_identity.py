@@ -7,6 +7,8 @@ import uuid
 
 from ddbguard.records import Record
 
+__all__ = ["RequestIdentity"]
+
 # Fixed namespace: the same request must map to the same token and ids forever.
 _NAMESPACE = uuid.UUID("6b1f7f0e-4b53-5d0c-9a57-3f5d5c1c9e4a")
 

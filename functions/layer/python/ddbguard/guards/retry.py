@@ -14,6 +14,8 @@ from ddbguard.errors import Busy
 from ddbguard.observability import MetricName, count, logger
 from ddbguard.store.transient import backoff
 
+__all__ = ["MAX_ATTEMPTS", "Result", "State", "reread_and_retry"]
+
 State = TypeVar("State")
 Result = TypeVar("Result")
 

@@ -33,6 +33,8 @@ from ddbguard.store.attribute_names import (
 from ddbguard.store.ids import time_of_sortable_id
 from ddbguard.store.shapes import Action, Item
 
+__all__ = ["ENTRIES_PER_TRANSACTION", "Settled", "account_of_new_entry", "pending_age_s", "settle_balance"]
+
 # A transaction holds at most 100 actions: the balance and 99 entries.
 ENTRIES_PER_TRANSACTION = 99
 

@@ -26,6 +26,20 @@ from ddbguard.store.items import LockItem
 from ddbguard.store.plan import PlanCancelled
 from ddbguard.store.shapes import Action, Key
 
+__all__ = [
+    "RELEASES",
+    "ProtectedValue",
+    "lock_item",
+    "lock_slot",
+    "protected_values",
+    "release_locks",
+    "release_unique_values",
+    "reserve_locks",
+    "reserve_unique_values",
+    "swap_unique_value",
+    "taken_fields",
+]
+
 RELEASES = "lock releases"  # the plan slot of the locks a change gives up
 
 

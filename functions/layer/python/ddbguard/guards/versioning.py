@@ -24,6 +24,21 @@ from ddbguard.store.attribute_names import DELETED_AT, DELETED_KIND, KIND, PK, S
 from ddbguard.store.ids import new_id, now_iso
 from ddbguard.store.shapes import Action, Item, Key
 
+__all__ = [
+    "FIRST_VERSION",
+    "TOMBSTONE",
+    "absent",
+    "as_created",
+    "at_version",
+    "create_action",
+    "delete_action",
+    "delete_item",
+    "is_tombstone",
+    "tombstone",
+    "update_action",
+    "update_item",
+]
+
 FIRST_VERSION = 0
 TOMBSTONE = "tombstone"  # the `kind` of what a deleted item leaves
 

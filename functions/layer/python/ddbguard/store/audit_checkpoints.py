@@ -26,6 +26,18 @@ from ddbguard.store.expressions import condition_params
 from ddbguard.store.segment_scan import WireKey
 from ddbguard.store.transient import busy_when_transient
 
+__all__ = [
+    "CHECKPOINT_KIND",
+    "CHECKPOINT_PREFIX",
+    "CHECKPOINT_SORT",
+    "KEPT_S",
+    "START_KEY",
+    "CheckpointNotFound",
+    "checkpoint_partition",
+    "load",
+    "save",
+]
+
 CHECKPOINT_PREFIX = "AUDIT#"
 CHECKPOINT_SORT = "CHECKPOINT"
 CHECKPOINT_KIND = "auditCheckpoint"

@@ -20,6 +20,8 @@ from typing import Any
 from ddbguard.observability import logger
 from ddbguard.store.attribute_names import KEY_ATTRIBUTES
 
+__all__ = ["HOOK_ID", "attach", "counting", "describe", "key_kind"]
+
 HOOK_ID = "ddbguard-call-log"
 # A key's kind: its leading upper-case segments (`UNIQ#EMAIL#`, `ACCT#`); the rest is an id or a value.
 _KIND = re.compile(r"^(?:[A-Z][A-Z_]*#){1,2}")

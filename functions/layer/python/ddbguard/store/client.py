@@ -16,6 +16,8 @@ from ddbguard.store.transient import CLIENT_RETRIES
 if TYPE_CHECKING:  # the stubs package is optional; the annotation is for readers and IDEs
     from mypy_boto3_dynamodb import DynamoDBClient
 
+__all__ = ["DEFAULT_READ_TIMEOUT_S", "READ_TIMEOUT_VARIABLE", "client", "table_name"]
+
 # botocore retries throttling and connection errors itself (the one policy: ddbguard.store.transient);
 # transaction conflicts are retried by ddbguard.store.writes, which knows the request is safe to repeat.
 # DynamoDB answers in milliseconds; 5 s without an answer is a stuck connection worth retrying. The variable is for

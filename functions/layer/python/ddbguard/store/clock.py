@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+__all__ = ["now_s"]
+
 
 def now_s() -> float:
     """Seconds since the epoch."""

@@ -8,6 +8,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+__all__ = ["from_item", "to_attribute", "to_item"]
+
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from ddbguard.records import Record
 
+__all__ = ["DATA", "LookAlikeData", "data", "data_version", "parse", "skeleton"]
+
 DATA = Path(__file__).with_name("confusables.tsv")
 
 

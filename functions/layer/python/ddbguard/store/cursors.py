@@ -17,6 +17,8 @@ import hmac
 from ddbguard.store.attribute_names import PK, SK
 from ddbguard.store.shapes import Key
 
+__all__ = ["BadCursor", "decode_cursor", "encode_cursor"]
+
 _DIGEST_BYTES = 12
 
 

@@ -14,6 +14,8 @@ from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
 
 from ddbguard.store.codec import to_attribute
 
+__all__ = ["condition_params", "key_condition_params", "projection_params", "update_params"]
+
 
 def _merge(params: dict, names: Mapping[str, str], values: Mapping[str, Any]) -> dict:
     if names:

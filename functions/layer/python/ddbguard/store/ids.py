@@ -7,6 +7,8 @@ import time
 import uuid
 from datetime import UTC, datetime
 
+__all__ = ["new_id", "now_iso", "time_of_sortable_id", "time_sortable_id"]
+
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 

@@ -10,6 +10,22 @@ these items through the schema's constants, which mypy accepts as TypedDict keys
 # optional keys (`__optional_keys__`), which the projections and the schema check read.
 from typing import NotRequired, TypedDict
 
+__all__ = [
+    "BalanceItem",
+    "Entry",
+    "EntryDetails",
+    "EntryItem",
+    "HoldItem",
+    "LockItem",
+    "OrderItem",
+    "OrderLine",
+    "RequestMarker",
+    "RequestStamp",
+    "StoredItem",
+    "TombstoneItem",
+    "WriteStamp",
+]
+
 
 class StoredItem(TypedDict):
     """Every item ddbguard writes: its key and its kind."""

@@ -11,6 +11,43 @@ import re
 from ddbguard.store.readings import readings
 from ddbguard.store.shapes import Key
 
+__all__ = [
+    "ACCOUNT_PREFIX",
+    "ACCOUNT_SORT",
+    "ENTRY_PREFIX",
+    "HOLD_PREFIX",
+    "LOCK_PREFIX",
+    "LOCK_SORT",
+    "ORDER_PREFIX",
+    "ORDER_SORT",
+    "OWNER_INDEX_PREFIX",
+    "REQUEST_PREFIX",
+    "UNSETTLED_SHARDS",
+    "account_id_of",
+    "account_key",
+    "account_partition",
+    "balance_key",
+    "entity_key",
+    "entity_partition",
+    "entry_id_of",
+    "entry_key",
+    "hold_key",
+    "is_lock_key",
+    "is_owner_index_sort",
+    "lock_key_of_partition",
+    "lock_keys",
+    "lock_partition",
+    "lock_partition_pattern",
+    "lock_parts",
+    "order_key",
+    "owner_index_key",
+    "owner_index_partition",
+    "owner_tag",
+    "request_marker_key",
+    "unsettled_shard",
+    "unsettled_shards",
+]
+
 ACCOUNT_PREFIX = "ACCT#"
 ORDER_PREFIX = "ORDER#"
 ENTRY_PREFIX = "TXN#"

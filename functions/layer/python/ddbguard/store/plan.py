@@ -17,6 +17,8 @@ from typing import NamedTuple
 from ddbguard.store import writes
 from ddbguard.store.shapes import Action, Item
 
+__all__ = ["PlanCancelled", "TransactionPlan"]
+
 
 class _Slot(NamedTuple):
     name: str

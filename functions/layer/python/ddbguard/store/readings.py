@@ -35,6 +35,20 @@ from ddbguard.limits import MAX_READINGS
 from ddbguard.store import confusables
 from ddbguard.store.confusables import LookAlikeData
 
+__all__ = [
+    "ASCII_READINGS",
+    "TooManyReadings",
+    "case_forms",
+    "count",
+    "final_sigmas",
+    "letter_readings",
+    "letters",
+    "reading",
+    "readings",
+    "translation",
+    "units",
+]
+
 # What each ASCII character reads as, where that is another text (the data's prototypes, in small letters).
 ASCII_READINGS = {'"': "''", "%": "\u00ba/\u2080", "0": "o", "1": "l", "`": "'", "i": "l", "|": "l"}
 _ASCII_TABLE = str.maketrans(ASCII_READINGS)

@@ -15,6 +15,18 @@ from ddbguard.store.expressions import condition_params, key_condition_params, p
 from ddbguard.store.shapes import Item, Key
 from ddbguard.store.transient import busy_when_transient
 
+__all__ = [
+    "BATCH_GET_LIMIT",
+    "Kind",
+    "as_kind",
+    "get_item",
+    "get_item_as",
+    "get_items",
+    "index_pages",
+    "query_page",
+    "scan_pages",
+]
+
 # A typed view of one item kind (`ddbguard.store.items`).
 Kind = TypeVar("Kind")
 

@@ -13,6 +13,8 @@ from ddbguard.store.expressions import condition_params
 from ddbguard.store.shapes import Item
 from ddbguard.store.transient import busy_when_transient
 
+__all__ = ["WireKey", "scan_segment_page"]
+
 # A wire-form LastEvaluatedKey, e.g. {"PK": {"S": "ACCT#..."}, "SK": {"S": "PROFILE"}}.
 WireKey = dict[str, dict[str, Any]]
 

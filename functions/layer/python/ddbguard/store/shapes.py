@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+__all__ = ["Action", "Item", "Key"]
+
 # A stored item of no particular kind, in Python values (what `codec.from_item` returns): attribute name -> value.
 # Each kind's typed view is in `ddbguard.store.items`; `reads.as_kind` sees an item as its kind.
 Item = dict[str, Any]

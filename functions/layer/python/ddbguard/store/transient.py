@@ -32,6 +32,22 @@ from ddbguard.observability import MetricName, count, logger
 if TYPE_CHECKING:  # the stubs' name for botocore's retries option
     from botocore.config import _RetryDict
 
+__all__ = [
+    "BACKOFF_BASE_S",
+    "BACKOFF_CAP_S",
+    "CLIENT_RETRIES",
+    "CONNECTION_ERRORS",
+    "TRANSACTION_ATTEMPTS",
+    "TRANSIENT_CODES",
+    "PermanentStoreError",
+    "backoff",
+    "busy_when_transient",
+    "error_code",
+    "gave_up",
+    "is_transient",
+    "permanent",
+]
+
 # botocore's own retries of one call (standard mode: throttling, 5xx, connection errors).
 CLIENT_RETRIES: Final[_RetryDict] = {"mode": "standard", "max_attempts": 3}
 # ddbguard's retries of a transaction cancelled for a transient reason.

@@ -21,6 +21,20 @@ from ddbguard.store.codec import from_item, to_item
 from ddbguard.store.expressions import condition_params, update_params
 from ddbguard.store.shapes import Action, Item, Key
 
+__all__ = [
+    "CONDITION_FAILED",
+    "ConditionFailed",
+    "Reason",
+    "TransactionCancelled",
+    "condition_check",
+    "conditional_put",
+    "conditional_update",
+    "delete",
+    "put",
+    "transact_write",
+    "update",
+]
+
 CONDITION_FAILED = "ConditionalCheckFailed"
 
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # pydantic-core is imported with the first validator built (d
     from ddbguard_api.http.proxy_events import ProxyEvent
     from ddbguard_api.models.body import Body
 
+__all__ = ["check_depth", "field_errors", "parse_body", "parse_json", "raw_body"]
+
 
 class _DuplicateKey(ValueError):
     pass

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyEvent
 
+__all__ = ["ADMIN_GROUP", "Caller", "caller_from_event"]
+
 ADMIN_GROUP = "admin"
 
 

@@ -17,6 +17,16 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+__all__ = [
+    "ALLOWED_HEADERS",
+    "EXPOSED_HEADERS",
+    "MAX_AGE_S",
+    "ORIGINS_ENV",
+    "allowed_origins",
+    "cors_headers",
+    "parse_origins",
+]
+
 ORIGINS_ENV = "CORS_ALLOWED_ORIGINS"
 ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "If-Match")
 # Headers a browser may always send to an API Gateway API (its signature and key headers), allowed beside ours.

@@ -21,6 +21,8 @@ from ddbguard_api.http.replies import Reply, created, no_content, ok
 from ddbguard_api.http.request import AnyRequest
 from ddbguard_api.http.route import Route
 
+__all__ = ["CleanValues", "DeleteRules", "UpdateRules", "entity_endpoint"]
+
 type CleanValues = Callable[[Mapping[str, object]], Mapping[str, object]]
 type UpdateRules = Callable[[str, int, Mapping[str, object]], operations.Rules]
 type DeleteRules = Callable[[str, int], operations.DeleteRules]

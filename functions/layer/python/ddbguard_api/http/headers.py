@@ -11,6 +11,15 @@ from ddbguard_api.http.problems import EdgeError
 if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyEvent
 
+__all__ = [
+    "MAX_SAFE_VERSION",
+    "NEVER_MATCHES",
+    "header_values",
+    "parse_idempotency_key",
+    "parse_if_match",
+    "single_header",
+]
+
 MAX_SAFE_VERSION = 2**53  # versions are JSON numbers; beyond this clients lose precision
 NEVER_MATCHES = -1  # a syntactically valid If-Match that names no version of ours
 _STRONG_VERSION = re.compile(r'"(0|[1-9][0-9]{0,15})"')

@@ -36,6 +36,8 @@ from ddbguard_api.http.request import AnyRequest
 if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyResponse
 
+__all__ = ["IDEMPOTENCY_TTL_S", "EnvironmentReplayCache", "Execute", "InTransactionPersistenceLayer"]
+
 IDEMPOTENCY_TTL_S = 24 * 3600
 type Execute = Callable[[AnyRequest], ProxyResponse]
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from decimal import Decimal
 
+__all__ = ["JsonObject", "JsonScalar", "JsonValue"]
+
 # A parsed body keeps its non-integers as Decimal (ddbguard_api.http.bodies.parse_json); a stored item's numbers come
 # back as Decimal too.
 type JsonScalar = str | int | float | Decimal | bool | None

@@ -15,6 +15,22 @@ from ddbguard import errors as domain
 from ddbguard.errors import Busy, FieldError, SettlementBehind
 from ddbguard_api.http.replies import Reply, etag
 
+__all__ = [
+    "PROBLEM_JSON",
+    "STATUS_BY_ERROR",
+    "TYPE_BASE",
+    "EdgeError",
+    "from_busy",
+    "from_domain_error",
+    "from_edge_error",
+    "no_route",
+    "problem",
+    "problem_document",
+    "problem_type",
+    "status_of",
+    "unexpected",
+]
+
 PROBLEM_JSON = "application/problem+json"
 # Relative URI references (RFC 9457 allows them): identifiers under our own path, never a page on someone
 # else's domain; `code` carries the same name in snake_case.

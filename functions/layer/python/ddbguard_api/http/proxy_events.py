@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+__all__ = ["Authorizer", "ProxyEvent", "ProxyResponse", "RequestContext"]
+
 
 class Authorizer(TypedDict, total=False):
     # A Cognito authorizer's claims, flattened to strings by API Gateway (groups may arrive as a list locally).

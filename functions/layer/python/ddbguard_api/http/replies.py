@@ -12,6 +12,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyResponse
 
+__all__ = [
+    "JSON",
+    "REPLAYED_HEADER",
+    "Reply",
+    "add_header",
+    "created",
+    "etag",
+    "json_body",
+    "no_content",
+    "ok",
+    "proxy_response",
+]
+
 JSON = "application/json"
 # Stripe's name for it: the response is the first attempt's, given again under the same Idempotency-Key.
 REPLAYED_HEADER = "Idempotent-Replayed"

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyEvent
     from ddbguard_api.http.route import Route
 
+__all__ = ["ANONYMOUS", "AnyRequest", "Body", "Query", "Request", "fingerprint", "parse_request"]
+
 _PATH_PARAMETER = re.compile(RESOURCE_ID_PATTERN)
 ANONYMOUS = Caller(sub="anonymous", groups=frozenset())
 

@@ -21,6 +21,8 @@ from ddbguard_api.http.replies import REPLAYED_HEADER
 if TYPE_CHECKING:
     from ddbguard_api.http.proxy_events import ProxyResponse
 
+__all__ = ["Outcome", "log_request", "refused_by"]
+
 _LAYER_PACKAGES = ("ddbguard.guards.", "ddbguard.domain.", "ddbguard.store.")
 _EDGE_PACKAGE = "ddbguard_api."
 

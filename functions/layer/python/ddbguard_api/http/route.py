@@ -17,6 +17,8 @@ from ddbguard.records import Record
 if TYPE_CHECKING:
     from ddbguard.guards.entity import Entity
 
+__all__ = ["MUTATING", "Problems", "Route", "TableAccess"]
+
 MUTATING = frozenset({"POST", "PATCH", "DELETE"})
 
 # DynamoDB actions (IAM names without `dynamodb:`) mapped to the partition-key patterns they reach

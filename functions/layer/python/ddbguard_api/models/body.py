@@ -8,6 +8,8 @@ annotations and a keyword-only `__init__`, so code and tests can build one too.
 
 from __future__ import annotations
 
+__all__ = ["Body"]
+
 
 class Body:
     """A body or query as pydantic-core validated it: its fields as attributes, `model_dump()` as a dict."""

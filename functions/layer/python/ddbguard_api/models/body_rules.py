@@ -15,6 +15,8 @@ from ddbguard.limits import shows_something
 if TYPE_CHECKING:
     from pydantic_core.core_schema import ValidationInfo
 
+__all__ = ["different_accounts", "something_to_update", "visible_text"]
+
 
 def something_to_update[B](body: B) -> B:
     """An update body's rule: at least one field sent (not null)."""

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     from ddbguard_api.models.body import Body
 
+__all__ = ["build_before_snapshot", "validate", "validator"]
+
 
 _VALIDATORS: dict[type[Body], SchemaValidator] = {}
 

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic.config import JsonDict
 
+__all__ = ["CREATE", "UPDATE", "FieldDefinition", "line_model", "request_models_of", "response_model_of"]
+
 # A model field as `create_model` takes it: (annotation, default), `...` for a required one. The annotation is a
 # type used as a value (`Annotated[...]`, `X | None`), which mypy types as a special form only `Any` accepts.
 type FieldDefinition = tuple[Any, object]

@@ -21,6 +21,15 @@ from ddbguard.limits import BLANK_SYMBOLS, DEFAULT_IGNORABLE_CLASS, FORBIDDEN_CH
 if TYPE_CHECKING:
     from pydantic.config import JsonDict, JsonValue
 
+__all__ = [
+    "email_pattern",
+    "forbidden_characters",
+    "refused_by_shape",
+    "unseen_characters",
+    "visible_text_pattern",
+    "with_pattern",
+]
+
 
 def _escaped(code: int) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+__all__ = ["ResponseModel", "StrictModel", "Timestamp"]
+
 Timestamp = str  # ISO 8601 UTC with milliseconds, e.g. 2026-12-03T06:30:39.300Z
 
 

@@ -24,6 +24,8 @@ from ddbguard.limits import (
 from ddbguard_api.models.body_rules import different_accounts
 from ddbguard_api.models.model_bases import StrictModel
 
+__all__ = ["AccountListQuery", "Amount", "Cents", "Cursor", "ResourceId", "StatementQuery", "Transfer"]
+
 Cents = Annotated[
     StrictInt,
     Field(

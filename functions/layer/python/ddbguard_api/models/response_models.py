@@ -18,6 +18,22 @@ from ddbguard.domain.entities.orders import ORDER
 from ddbguard_api.models.entity_models import response_model_of
 from ddbguard_api.models.model_bases import ResponseModel, Timestamp
 
+__all__ = [
+    "Account",
+    "AccountList",
+    "Balance",
+    "Entry",
+    "EntryType",
+    "FieldProblem",
+    "Health",
+    "Hold",
+    "HoldStatus",
+    "Order",
+    "Problem",
+    "Statement",
+    "TransferSent",
+]
+
 EntryType = Literal["deposit", "withdrawal", "hold", "capture", "release", "transfer_in", "transfer_out", "refund"]
 HoldStatus = Literal["OPEN", "CAPTURED", "RELEASED"]
 Account = response_model_of(ACCOUNT)

@@ -8,6 +8,8 @@ from ddbguard.limits import DISPLAY_NAME_MAX_CHARS
 from ddbguard.store import keys
 from ddbguard.store.attribute_names import CLOSING, DISPLAY_NAME, EMAIL, USERNAME
 
+__all__ = ["ACCOUNT"]
+
 # ACCT#<accountId> / PROFILE (the published keys of docs/data-model.md, not the kind's defaults); 404 account_not_found.
 ACCOUNT = Entity(
     "account",

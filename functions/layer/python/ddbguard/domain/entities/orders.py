@@ -6,6 +6,8 @@ from ddbguard.guards.fields import cents, choice, computed, integer, lines, matc
 from ddbguard.limits import MAX_ORDER_LINES, MAX_QUANTITY, SKU_PATTERN
 from ddbguard.store.attribute_names import ACCOUNT_ID, ITEMS, QUANTITY, SKU, STATUS, TOTAL_CENTS, UNIT_PRICE_CENTS
 
+__all__ = ["CANCELLED", "DELIVERED", "ORDER", "ORDER_STATUSES", "PAID", "PENDING", "REFUNDED", "SHIPPED"]
+
 PENDING = "PENDING"
 PAID = "PAID"
 SHIPPED = "SHIPPED"
