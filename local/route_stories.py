@@ -279,7 +279,7 @@ def fresh_body(route: Route, tag: str) -> dict[str, Any] | None:
         for name, value in body.items()
     }
     if entity.id_field in fresh:
-        fresh[entity.id_field] = f"{entity.kind}-{tag}"
+        fresh[entity.id_field] = f"{fresh[entity.id_field]}-{tag}"  # the demo id, made unique
     return fresh
 
 

@@ -24,8 +24,8 @@ def test_new_modules_join_their_lists_in_each_lists_style(tmp_path: Path) -> Non
     (tmp_path / "functions" / "widgets" / "__init__.py").write_text("")
     (tmp_path / "functions" / "layer" / "python" / "ddbguard" / "domain" / "widgets.py").write_text("")
     new = completed(ARCHITECTURE.read_text(encoding="utf-8"), tmp_path)
-    assert "orders/ health/ widgets/<br/>" in new
-    assert 'projections - views - widgets"]' in new
+    assert " widgets/<br/>one thin handler file" in new  # a folder list gains `name/`
+    assert ' - widgets"]' in new  # a module list gains ` - name`
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "architecture.md").write_text(new, encoding="utf-8")
