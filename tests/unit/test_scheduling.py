@@ -67,8 +67,8 @@ def test_the_scheduler_sends_the_longest_unit_first_and_keeps_groups_on_one_work
     scheduler = ModulesAndGroups(_config(2), module_seconds=SECONDS)
     first, second = FakeWorker("gw0"), FakeWorker("gw1")
     for worker in (first, second):
-        scheduler.add_node(worker)  # type: ignore[arg-type]
-        scheduler.add_node_collection(worker, COLLECTION)  # type: ignore[arg-type]
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, COLLECTION)
     scheduler.schedule()
     # xdist's own order would send test_fast.py (6 tests) first and the 60 s one-test module last.
     assert first.sent[0] == COLLECTION.index("tests/api/test_cli_run.py::test_whole_cli")

@@ -24,8 +24,8 @@ def test_each_worker_keeps_its_units_in_order_and_its_end(tmp_path):
         _report("gw1", "tests/infra/test_b.py::test_one", "call", 1030.0, 1100.5),
         _report("gw0", "tests/unit/test_fast.py::test_one", "call", 1080.0, 1081.0),
     ):
-        timeline.pytest_runtest_logreport(report)  # type: ignore[arg-type]
-    timeline.pytest_sessionfinish(None)  # type: ignore[arg-type]
+        timeline.pytest_runtest_logreport(report)
+    timeline.pytest_sessionfinish(None)
     kept = json.loads((tmp_path / "timeline.json").read_text())
     assert [unit["unit"] for unit in kept["gw0"]] == ["tests/api/test_cli.py", "tests/unit/test_fast.py"]
     assert kept["gw0"][0] == {"unit": "tests/api/test_cli.py", "start": 20.0, "end": 80.0, "tests": 1}
