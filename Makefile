@@ -148,7 +148,7 @@ browse: install
 	@$(PY) -m local.browse
 
 # Tiers, by folder. `make test` runs them all, in parallel (pytest-xdist: a DynamoDB Local per worker), then the
-# whole-suite checks (tests/test_table_access.py, tests/test_readme_figures.py) on every call and count of that run
+# whole-suite check (tests/test_table_access.py) on every call of that run
 # (tests/suite.py); each tier alone is quicker.
 UNIT_TESTS        := tests/unit
 INTEGRATION_TESTS := tests/integration tests/test_table_access.py

@@ -2,13 +2,15 @@
 """The README's test figures, written from the last `make test` (`.local/test-run.json`, tests/suite.py).
 
     python scripts/readme_figures.py           prints the block the last run gives
-    python scripts/readme_figures.py --write   rewrites it in README.md and tests/data/test-durations.json
+    python scripts/readme_figures.py --write   rewrites it in README.md, and commits the run's record
 
 The block, between `<!-- figures -->` and `<!-- /figures -->`: each tier's test count and summed test time, the
 whole run's time, workers, cores and load average, and the date. Nobody types these numbers: `make figures`
-writes them after a whole `make test`, and tests/test_readme_figures.py (one of the whole-suite checks) fails a
-whole run whose counts differ from the README's, naming this command. `--write` also commits the run's seconds per
-test module to tests/data/test-durations.json: `make test` hands out its longest units first by them
+writes them after a whole `make test`, with the run's record beside them (tests/data/readme-figures.json), and
+tests/unit/test_readme_figures.py fails when the README's block is not what that record gives. A later run whose
+counts differ says so at its end, naming this command (tests/suite.py), without failing: a change that adds tests
+(a team's new resource adds derived ones) must not fail its own first run. `--write` also commits the run's seconds
+per test module to tests/data/test-durations.json: `make test` hands out its longest units first by them
 (tests/support/scheduling.py), and shows progress by them in a clone that has no run of its own yet.
 """
 
@@ -25,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 LAST_RUN = ROOT / ".local" / "test-run.json"
 MODULE_DURATIONS = ROOT / "tests" / "data" / "test-durations.json"
+# The whole run the README's block was written from (its figures, without the seconds of each module).
+RECORDED_RUN = ROOT / "tests" / "data" / "readme-figures.json"
 BLOCK = re.compile(r"(<!-- figures[^>]*-->\n)(.*?)(<!-- /figures -->)", re.DOTALL)
 ROW = re.compile(r"^\| `([a-z-]+)` \| (\d[\d,]*) \|", re.MULTILINE)
 # What each tier is, in the order a reader meets them.
@@ -77,6 +81,22 @@ def documented_counts(text: str) -> dict[str, int]:
     return {tier: int(count.replace(",", "")) for tier, count in ROW.findall(found.group(2))}
 
 
+def recorded_run() -> dict[str, Any]:
+    """The committed record of the run the README's figures come from."""
+    return dict(json.loads(RECORDED_RUN.read_text(encoding="utf-8")))
+
+
+def changed_counts(recorded: dict[str, Any], tiers: dict[str, dict[str, Any]]) -> list[str]:
+    """`tier old -> new` for each tier whose test count in `tiers` (a run's) differs from the recorded run's."""
+    before = {tier: collected(counts) for tier, counts in recorded["tiers"].items()}
+    after = {tier: collected(counts) for tier, counts in tiers.items()}
+    return [
+        f"{tier} {before.get(tier, 0)} -> {after.get(tier, 0)}"
+        for tier in sorted(set(before) | set(after))
+        if before.get(tier, 0) != after.get(tier, 0)
+    ]
+
+
 def rewritten(text: str, block: str) -> str:
     if not BLOCK.search(text):
         raise ValueError("README.md has no figures block (<!-- figures --> ... <!-- /figures -->)")
@@ -100,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(block)
         return 0
     README.write_text(rewritten(README.read_text(encoding="utf-8"), block), encoding="utf-8")
-    print(f"ddbguard: wrote the test figures of {run['date']} into README.md")
+    recorded = {key: value for key, value in run.items() if key != "module_seconds"}
+    RECORDED_RUN.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"ddbguard: wrote the test figures of {run['date']} into README.md and {RECORDED_RUN.relative_to(ROOT)}")
     modules = run.get("module_seconds")
     if modules:
         MODULE_DURATIONS.write_text(json.dumps(modules, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -7,11 +7,12 @@ session fixture of tests/conftest.py), and runs whole modules (`--dist loadscope
 fixtures (a synthesized stack, a `make run`) are built once. The workers' DynamoDB calls go to the controller,
 which writes them to one record (tests/support/whole_suite.py). Run 2: the whole-suite checks on that record, with
 the same judgement as in one process: every call granted, every grant used when the whole suite ran and passed
-(tests/test_table_access.py), and the README's test counts this run's (tests/test_readme_figures.py). Then one
+(tests/test_table_access.py). Then one
 line per tier (tests/support/tiers.py: a browser tier without a browser is SKIPPED, with the command that adds
 it), the closing line `suite: N passed, N failed, N skipped`, and the run's figures in
 `.local/test-run.json` for `make figures` (scripts/readme_figures.py), with the load average before and after
-and the seconds of each module (the durations the scheduler orders work by, tests/support/scheduling.py).
+and the seconds of each module (the durations the scheduler orders work by, tests/support/scheduling.py). A whole
+run whose test counts differ from those the README states says so, naming `make figures`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from local.paths import ROOT
+from scripts.readme_figures import changed_counts, recorded_run
 from tests.support.tiers import FIRST_RUN_VARIABLE, OUTCOMES
 from tests.support.whole_suite import CHECKS as WHOLE_SUITE_CHECKS
 from tests.support.whole_suite import RECORD_OPTION, RECORD_VARIABLE
@@ -122,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     minutes, seconds = divmod(round(elapsed), 60)
     print(f"ddbguard: both runs took {minutes}:{seconds:02d} (load average {load_before} -> {_load()}); tiers:")
     print("\n".join(tier_lines(tiers, skips)))
+    changed = changed_counts(recorded_run(), tiers) if figures["whole_suite"] else []
+    if changed:
+        said = ", ".join(changed)
+        print(f"ddbguard: the README's test counts are an earlier run's ({said}): `make figures` writes this run's")
     print(closing_line(tiers), flush=True)
     return first or second
 

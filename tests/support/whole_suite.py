@@ -22,7 +22,7 @@ from tests.support.table_access import SESSION_LOG, TableAccessLog
 
 RECORD_OPTION = "--suite-record"
 RECORD_VARIABLE = "DDBGUARD_SUITE_RECORD"
-CHECKS = ("test_table_access.py", "test_readme_figures.py")  # file names of the whole-suite checks
+CHECKS = ("test_table_access.py",)  # file names of the whole-suite checks
 _OUTPUT_KEY = "ddbguard_table_access"
 
 
