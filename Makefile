@@ -160,7 +160,7 @@ INFRA_TESTS       := tests/infra
 # COVERAGE_CORE=sysmon: coverage through sys.monitoring (Python 3.12+), a fraction of the tracer's overhead.
 COVERAGE := --cov --cov-report=term-missing:skip-covered
 
-# WORKERS: pytest-xdist workers (default: one per core, at least 2; WORKERS=1 runs in one process).
+# WORKERS: pytest-xdist workers (default: one more than the cores, at least 3; WORKERS=1 runs in one process).
 WORKERS ?=
 
 test: install

@@ -64,12 +64,23 @@ def top_level_value(module: str, name: str) -> tuple[str, ...] | None:
     return None
 
 
+# `PRODUCT_MODULES = ("*",)`: every module of the package that its `__all__` does not name is the product's, so a
+# team's new domain module (docs/extending.md) needs no entry.
+EVERY_OTHER_MODULE = ("*",)
+
+
+def is_product_child(package: str, child: str) -> bool:
+    """`package.child` is one of the product's own modules, by its package's `PRODUCT_MODULES`."""
+    declared = top_level_value(package, "PRODUCT_MODULES") or ()
+    if declared == EVERY_OTHER_MODULE:
+        return child not in (top_level_value(package, "__all__") or ())
+    return child in declared
+
+
 def is_product_module(module: str) -> bool:
-    """`module` is, or lies inside, a module its package names in `PRODUCT_MODULES`."""
+    """`module` is, or lies inside, one of the product's own modules."""
     parts = module.split(".")
-    return any(
-        parts[i] in (top_level_value(".".join(parts[:i]), "PRODUCT_MODULES") or ()) for i in range(1, len(parts))
-    )
+    return any(is_product_child(".".join(parts[:i]), parts[i]) for i in range(1, len(parts)))
 
 
 def private_module_part(module: str) -> str | None:
@@ -77,7 +88,7 @@ def private_module_part(module: str) -> str | None:
     parts = module.split(".")
     for i in range(1, len(parts)):
         package, child = ".".join(parts[:i]), parts[i]
-        if child in (top_level_value(package, "PRODUCT_MODULES") or ()):
+        if is_product_child(package, child):
             return None  # the product's own: it may use itself
         if child.startswith("_") or child not in (top_level_value(package, "__all__") or ()):
             return f"{package}.{child}"
@@ -198,7 +209,8 @@ def test_a_private_import_is_refused_and_a_public_one_passes(tmp_path):
         "from ddbguard.store.transient import busy_when_transient\n"
         "from ddbguard.guards.versioning import update_item, _not_a_public_name\n"
         "import ddbguard_api.http.request_log\n"
-        "from ddbguard.domain.accounts import clean_values\n",
+        "from ddbguard.domain.accounts import clean_values\n"
+        "from ddbguard.domain.a_teams_new_resource import update_rules\n",
         encoding="utf-8",
     )
     found = [line.split(": ", 1)[1] for line in refusals_with_root(user)]
