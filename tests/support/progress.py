@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.scheduling import load_module_seconds, module_of
+from tests.support.scheduling import load_module_seconds, module_of, read_seconds
 
 DURATIONS_VARIABLE = "DDBGUARD_TEST_DURATIONS"
 DEFAULT_DURATIONS = Path(__file__).resolve().parents[2] / ".local" / "test-durations.json"
@@ -45,13 +45,8 @@ def clock(seconds: float) -> str:
 
 
 def load_durations(path: Path) -> dict[str, float]:
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
-    return {str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)}
+    """test id -> seconds of the last run; empty when there is none."""
+    return read_seconds(path)
 
 
 def spread(module_seconds: dict[str, float], nodeids: list[str]) -> dict[str, float]:

@@ -49,6 +49,11 @@ def unit_of(nodeid: str) -> str:
 
 def load_module_seconds(path: Path = MODULE_DURATIONS) -> dict[str, float]:
     """module -> seconds; empty when the file is missing or unreadable (then every unit weighs the same)."""
+    return read_seconds(path)
+
+
+def read_seconds(path: Path) -> dict[str, float]:
+    """A JSON object of name -> seconds (modules here, tests in progress.py); empty when missing or unreadable."""
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
