@@ -283,6 +283,7 @@ regenerate: install
 	$(PY) -m local.schemathesis_config
 	$(PY) -m tests.infra.security_shape --write
 	$(PY) -m tests.infra.template_counts --write
+	$(PY) -m tests.infra.asset_sizes --write
 	$(PY) -m tests.infra.headroom --write
 	$(PY) -m tests.infra.cost_figures --write
 

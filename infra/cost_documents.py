@@ -149,6 +149,9 @@ def render_edge(sizing: EdgeSizing, shapes: BenchShapes, assumptions: Assumption
             f"| each route's throttle in prod | {sizing.route_rate:g} rps, burst {sizing.route_burst} | "
             f"config/prod.json: stage {sizing.stage_rate:g} rps / burst {sizing.stage_burst}, split over "
             f"{sizing.routes} routes and {sizing.mock_methods} mock methods |",
+            f"| routes this budget covers at the busiest minute | up to {sizing.routes_covered(need)} "
+            f"({sizing.routes} now) | each new route counted with a 405 mock of its own; beyond, raise "
+            "apiStageRateLimit |",
             f"| what one execution environment sustains, slowest route | {per_environment:.1f} rps | make bench: "
             f"{route} p99 {p99:g} ms through HTTP |",
             f"| concurrent executions one route needs at its throttle | {route_concurrency:.0f} | its throttle / the "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from infra.constants import API_CLIENT_ERRORS_METRIC, API_GUARD_REFUSALS_METRIC, API_REQUESTS_METRIC, CUSTOM_METRICS
@@ -296,6 +296,18 @@ class EdgeSizing:
     @property
     def route_burst(self) -> int:
         return int((self.stage_burst - 2 * self.mock_methods) // self.routes)
+
+    def routes_covered(self, need: float) -> int:
+        """The most routes whose even share of the stage budget is still `need`: the room to grow before
+        config/prod.json must be raised. Each route counted as adding a path of its own (one more 405 mock), the
+        most a route can add."""
+        routes = self.routes
+        while self._grown_by(routes + 1 - self.routes).route_rate >= need:
+            routes += 1
+        return routes
+
+    def _grown_by(self, routes: int) -> EdgeSizing:
+        return replace(self, routes=self.routes + routes, mock_methods=self.mock_methods + routes)
 
 
 def average_rps(assumptions: Assumptions = ASSUMPTIONS) -> float:

@@ -5,6 +5,7 @@ covers the busiest minute the model sizes it for."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from infra import cost_model
@@ -31,6 +32,16 @@ def test_prods_throttles_cover_the_busiest_minute_and_one_caller_takes_a_small_s
     # The model's split is the stack's (infra/api.py).
     throttle = Throttle.split(sizing.stage_rate, sizing.stage_burst, routes=len(ROUTES), mocks=sizing.mock_methods)
     assert (throttle.route_rate, throttle.route_burst) == (sizing.route_rate, sizing.route_burst)
+
+
+def test_the_stated_room_to_grow_is_the_last_route_count_the_budget_covers() -> None:
+    sizing, need = edge_sizing(), cost_model.busiest_route_need()
+    covered = sizing.routes_covered(need)
+    assert covered >= sizing.routes  # what the first test checks, as a count
+    grown = covered - sizing.routes
+    last = replace(sizing, routes=sizing.routes + grown, mock_methods=sizing.mock_methods + grown)
+    beyond = replace(sizing, routes=last.routes + 1, mock_methods=last.mock_methods + 1)
+    assert last.route_rate >= need > beyond.route_rate
 
 
 def test_the_whole_stage_at_its_budget_fits_the_accounts_default_concurrency() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from infra import settings
 from infra.stack import build_app
+from tests.infra import asset_sizes
 from tests.infra.stack_templates import flat_template
 from tests.infra.template_counts import counts
 
@@ -108,25 +109,8 @@ def test_the_idle_alarm_cost_is_the_templates(synth: Synth) -> None:
     assert (full_cost, lean_cost) == (round(full * 0.10, 2), round(lean * 0.10, 2))
 
 
-def _size_mb(path: Path) -> float:
-    return sum(item.stat().st_size for item in path.rglob("*") if item.is_file()) / 1_000_000
-
-
 def test_the_documented_sizes_are_the_synthesized_assets(synth: Synth) -> None:
     """The "Sizes" table, from the staged assets of the template (what `make sizes` prints)."""
-    layers = {
-        props["Properties"]["Description"]: _size_mb(synth.asset_dir(props["Properties"]["Content"]))
-        for props in synth.of_type("AWS::Lambda::LayerVersion").values()
-    }
-    (dependencies,) = [size for description, size in layers.items() if description.startswith("Pinned runtime")]
-    (shared,) = [size for description, size in layers.items() if description.startswith("ddbguard and")]
-    any_function = next(iter(synth.of_type("AWS::Lambda::Function").values()))
-    code = _size_mb(synth.asset_dir(any_function["Properties"]["Code"]))
-    table = DOCS.read_text(encoding="utf-8").split("**Sizes**", 1)[1].split("\n\n", 2)[1]
-    documented = [float(n) for n in re.findall(r"\| ([\d.]+) MB", table)]
-    assert documented == [
-        round(dependencies, 1),
-        round(shared, 1),
-        round(code, 2),
-        round(dependencies + shared + code, 1),
-    ]
+    assert asset_sizes.documented(DOCS.read_text(encoding="utf-8")) == asset_sizes.render(
+        asset_sizes.measured(synth.resources, synth.asset_dir)
+    ), "docs/infra.md: run `make regenerate`"
