@@ -113,6 +113,20 @@ def test_audit_finds_both_repair_fixes_both_and_a_second_audit_is_clean(audit_ta
     assert again.locks_scanned == 4
 
 
+def test_a_lock_held_by_an_item_of_another_kind_is_an_orphan_that_says_so(audit_table, raw_client, uid):
+    order_owner = f"ORDER#{uid}"  # a partition of another entity: an order cannot hold an account's email
+    put_raw(
+        raw_client,
+        audit_table,
+        {"PK": lock_pk("EMAIL", f"odd@{uid}.io"), "SK": "LOCK", "owner": order_owner, "value": f"odd@{uid}.io"},
+    )
+    (finding,) = lock_audit.audit_locks(repair=True).findings
+    assert (finding.problem, finding.field, finding.value) == (ORPHAN_LOCK, "email", f"odd@{uid}.io")
+    assert finding.detail == f"owner {order_owner!r} is no account item: only account items hold email locks"
+    assert finding.repaired
+    assert lock_owner(raw_client, "EMAIL", table=audit_table, value=f"odd@{uid}.io") is None
+
+
 def test_a_vanished_username_lock_is_put_back(audit_table, raw_client, uid):
     cy = accounts.create_account("carol", email=f"cy@{uid}.io", username=f"cy_{uid}")
     raw_client.delete_item(TableName=audit_table, Key=_key(lock_pk("HANDLE", f"cy_{uid}"), "LOCK"))

@@ -261,6 +261,9 @@ def _judge_lock(lock: Item, owner_item: Item | None) -> Finding | None:
         )
 
     if _live(owner_item) is None:
+        if isinstance(owner, str) and not owner.startswith(entity.prefix):
+            # Read as "gone" too (its owner key is never read), but it may well exist: say what is wrong with it.
+            return orphan(f"owner {owner!r} is no {entity.kind} item: only {entity.kind} items hold {name} locks")
         return orphan(f"owner {owner!r} does not exist")
     assert owner_item is not None
     held = owner_item.get(name)
