@@ -15,6 +15,7 @@ from ddbguard.errors import IdempotencyKeyReused
 from ddbguard.guards.request_identity import RequestIdentity
 from local.tokens import make_token
 from tests.support.ledger_seed import seed_balance
+from tests.support.published_shapes import PROMISED_ACCOUNT_FIELDS, published_fields
 from tests.support.table_reads import is_tombstone, lock_owner, raw_item
 
 
@@ -39,16 +40,8 @@ def test_create_get_patch_delete_happy_path(api, raw_client, uid):
     assert created.status == 201, created.json
     account = created.json
     account_id = account["accountId"]
-    assert set(account) == {
-        "accountId",
-        "email",
-        "username",
-        "displayName",
-        "closing",
-        "version",
-        "createdAt",
-        "updatedAt",
-    }
+    assert set(account) == published_fields("Account")  # the promised fields, and any a declaration adds
+    assert published_fields("Account") >= PROMISED_ACCOUNT_FIELDS
     assert account["closing"] is False
     assert account["email"] == f"ada@lovelace-{uid}.io"
     assert account["username"] == f"ada_{uid}"

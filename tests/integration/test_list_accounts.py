@@ -6,6 +6,7 @@ import base64
 
 from local.scenarios import create_account
 from tests.support.call_counter import counting_calls
+from tests.support.published_shapes import PROMISED_ACCOUNT_FIELDS, published_fields
 
 
 def _page(api, sub, **query):
@@ -22,16 +23,8 @@ def test_lists_only_the_callers_accounts_newest_first(api, uid):
     page = _page(api, owner)
     assert [a["accountId"] for a in page["accounts"]] == list(reversed(created))
     assert page["nextCursor"] is None
-    assert set(page["accounts"][0]) == {
-        "accountId",
-        "email",
-        "username",
-        "displayName",
-        "closing",
-        "version",
-        "createdAt",
-        "updatedAt",
-    }
+    assert set(page["accounts"][0]) == published_fields("Account")
+    assert published_fields("Account") >= PROMISED_ACCOUNT_FIELDS
     assert _page(api, f"nobody-{uid}") == {"accounts": [], "nextCursor": None}
 
 
