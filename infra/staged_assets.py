@@ -15,10 +15,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import shutil
-import uuid
 from pathlib import Path
 
 from ddbguard_cdk import layer_bytecode
+from ddbguard_cdk.dependency_layer import built_once
 from infra import constants
 from infra.dependency_layer import CACHE_DIR, tree_size
 
@@ -55,40 +55,24 @@ def cache_key(
 def layer_root(source: Path = constants.LAYER_DIR, *, cache_dir: Path = CACHE_DIR) -> Path:
     """The folder to hand to `Code.from_asset`: `python/` holds the packages and their bytecode. Built when missing."""
     root = cache_dir / f"shared-{cache_key(source)}"
-    if (root / "python").is_dir():
-        return root
-    return _staged(source, constants.LAYER_EXCLUDES, root, "python", layer_bytecode.DEPLOYED_ROOT, cache_dir)
+    return _staged(source, constants.LAYER_EXCLUDES, root, "python", layer_bytecode.DEPLOYED_ROOT)
 
 
 def code_root(source: Path = constants.FUNCTIONS_DIR, *, cache_dir: Path = CACHE_DIR) -> Path:
     """The function code asset's folder (Lambda's /var/task): route table, handlers and their bytecode."""
     excludes = constants.CODE_EXCLUDES
     root = cache_dir / f"code-{cache_key(source, excludes, layer_bytecode.FUNCTION_CODE_ROOT)}"
-    if root.is_dir():
-        return root
-    return _staged(source, excludes, root, ".", layer_bytecode.FUNCTION_CODE_ROOT, cache_dir)
+    return _staged(source, excludes, root, ".", layer_bytecode.FUNCTION_CODE_ROOT)
 
 
-def _staged(
-    source: Path, excludes: tuple[str, ...], root: Path, site: str, deployed_root: str, cache_dir: Path
-) -> Path:
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Staged beside the final folder and renamed: a parallel synth or test never sees a half-built layer.
-    staging = cache_dir / f"staging-{uuid.uuid4().hex}"
-    try:
+def _staged(source: Path, excludes: tuple[str, ...], root: Path, site: str, deployed_root: str) -> Path:
+    def build(staging: Path) -> None:
         for relative in source_files(source, excludes):
             (staging / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / relative, staging / relative)
         layer_bytecode.compile_layer(staging / site, deployed_root)
-        try:
-            staging.rename(root)
-        except OSError:
-            # Another process finished the same build first; its folder is identical.
-            if not root.is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return root
+
+    return built_once(root, build, complete=root / site)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from ddbguard_cdk import layer_bytecode
@@ -29,6 +29,7 @@ __all__ = [
     "PACKAGED_REQUIREMENTS",
     "PRUNED",
     "XRAY_SDK_ONLY",
+    "built_once",
     "cache_key",
     "layer_root",
     "pip_arguments",
@@ -131,12 +132,8 @@ def _inside_packages(relative: str) -> bool:
 def layer_root(requirements: Path, cache_dir: Path, platform: str = LAMBDA_PLATFORM, *, variant: str = "") -> Path:
     """The folder to hand to `Code.from_asset`: it holds `python/` (Lambda's /opt/python). Built when missing."""
     root = cache_dir / f"dependencies-{variant}{platform}-{cache_key(platform, requirements)}"
-    if (root / "python").is_dir():
-        return root
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Build beside the final folder and rename: a parallel synth or test run never sees a half-built layer.
-    staging = cache_dir / f"staging-{uuid.uuid4().hex}"
-    try:
+
+    def build(staging: Path) -> None:
         # Output only on failure: pip's chatter would bury synth's own messages.
         result = subprocess.run(
             [sys.executable, "-m", "pip", *pip_arguments(staging / "python", platform, requirements)],
@@ -149,11 +146,26 @@ def layer_root(requirements: Path, cache_dir: Path, platform: str = LAMBDA_PLATF
             raise RuntimeError(f"pip could not build the dependencies layer for {platform} (exit {result.returncode})")
         prune(staging / "python")
         layer_bytecode.compile_layer(staging / "python")
+
+    return built_once(root, build, complete=root / "python")
+
+
+def built_once(root: Path, build: Callable[[Path], None], *, complete: Path | None = None) -> Path:
+    """`root`, unless `complete` (default: `root`) is already a folder; else built by `build(staging)` in a folder
+    beside it and renamed into place, so a parallel synth or test run never sees a half-built folder. The caller
+    names `root` by a hash of what goes in, so when another process finished the same build first, its folder is
+    the same and is kept."""
+    complete = complete or root
+    if complete.is_dir():
+        return root
+    root.parent.mkdir(parents=True, exist_ok=True)
+    staging = root.parent / f"staging-{uuid.uuid4().hex}"
+    try:
+        build(staging)
         try:
             staging.rename(root)
         except OSError:
-            # Another process finished the same build first; its folder is identical.
-            if not (root / "python").is_dir():
+            if not complete.is_dir():
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -15,7 +15,6 @@ import fnmatch
 import hashlib
 import importlib.util
 import shutil
-import uuid
 from pathlib import Path
 
 from aws_cdk import aws_lambda as lambda_
@@ -69,26 +68,16 @@ def library_layer_root(cache_dir: Path | None = None) -> Path:
             digest.update(f"\0{name}/{relative.as_posix()}\0".encode())
             digest.update((folder / relative).read_bytes())
     root = cache_dir / f"library-{digest.hexdigest()[:16]}"
-    if (root / "python").is_dir():
-        return root
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Staged beside the final folder and renamed: a parallel synth never sees a half-built layer.
-    staging = cache_dir / f"staging-{uuid.uuid4().hex}"
-    try:
+
+    def build(staging: Path) -> None:
         for name, folder in folders.items():
             for relative in _files(folder):
                 target = staging / "python" / name / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(folder / relative, target)
         layer_bytecode.compile_layer(staging / "python")
-        try:
-            staging.rename(root)
-        except OSError:  # another process finished the same build first; its folder is identical
-            if not (root / "python").is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return root
+
+    return dependency_layer.built_once(root, build, complete=root / "python")
 
 
 def dependencies_layer_root(requirements: Path | None = None, cache_dir: Path | None = None) -> Path:
