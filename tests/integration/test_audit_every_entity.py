@@ -7,8 +7,7 @@ judges them over the whole suite); tests/integration/test_lock_audit.py holds th
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,8 +17,8 @@ from ddbguard.domain import lock_audit
 from ddbguard.domain.lock_audit import MISSING_LOCK, ORPHAN_LOCK
 from ddbguard.guards import entity_operations
 from ddbguard.guards.entity import Entity
-from local.invocation import running
 from local.route_stories import fresh_body
+from tests.support.audit_calls import file_under_the_audit_function
 from tests.support.private_table import private_table
 
 AUDITED = [
@@ -41,20 +40,10 @@ def _created(entity: Entity, sub: str, tag: str) -> dict[str, Any]:
     return dict(entity_operations.create(entity, sub, body, item_id=None if item_id is None else str(item_id)))
 
 
-def _as_audit_function(function: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(function)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with running("audit_locks"):
-            return function(*args, **kwargs)
-
-    return run
-
-
 @pytest.fixture(autouse=True)
 def _audit_calls_count_against_the_audit_function(monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit's calls are filed under the audit Lambda's grant (tests/test_table_access.py); the seeding is not."""
-    for name in ("audit_locks", "_repair"):
-        monkeypatch.setattr(lock_audit, name, _as_audit_function(getattr(lock_audit, name)))
+    file_under_the_audit_function(monkeypatch)
 
 
 @pytest.fixture

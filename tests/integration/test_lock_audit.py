@@ -6,13 +6,10 @@ exactly what it says and the shared table's other tests are never audited or rep
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,28 +17,18 @@ import pytest
 from ddbguard.domain import accounts, lock_audit
 from ddbguard.domain.lock_audit import LOCK_HELD_BY_OTHER, MISSING_LOCK, ORPHAN_LOCK, Finding
 from ddbguard.store import keys
-from local.invocation import running
 from local.lambda_context import LambdaContext
 from local.paths import ROOT
+from tests.support.audit_calls import file_under_the_audit_function
 from tests.support.private_table import private_table
 from tests.support.table_reads import lock_owner, lock_pk
-
-
-def _as_audit_function(function: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(function)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with running("audit_locks"):
-            return function(*args, **kwargs)
-
-    return run
 
 
 @pytest.fixture(autouse=True)
 def _audit_calls_count_against_the_audit_function(monkeypatch):
     """The audit's DynamoDB calls are filed under the audit Lambda's grant (tests/test_table_access.py); the
     seeding through the layer is not."""
-    for name in ("audit_locks", "_repair"):
-        monkeypatch.setattr(lock_audit, name, _as_audit_function(getattr(lock_audit, name)))
+    file_under_the_audit_function(monkeypatch)
 
 
 @pytest.fixture
