@@ -1,14 +1,14 @@
 """The "Sizes" table of docs/infra.md, from the synthesized assets: `make regenerate` writes it.
 
 `python -m tests.infra.asset_sizes --write` synthesizes the stack and rewrites the block between the `asset-sizes`
-markers; tests/infra/test_docs.py measures its own synth the same way and fails when the block is stale, so a
-resource added to the layer never leaves a size to edit by hand.
+markers (`infra.cost_documents.rewritten`, as for the cost figures); tests/infra/test_docs.py measures its own
+synth the same way and fails when the block is stale, so a resource added to the layer never leaves a size to
+edit by hand. The sizes are what `make sizes` prints (scripts/stack_report.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from infra import cost_documents
+from infra.dependency_layer import tree_size
+from scripts.stack_report import LAMBDA_UNZIPPED_LIMIT_MB
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "infra.md"
-BLOCK = re.compile(r"(<!-- asset-sizes: [^\n]*-->\n)(.*?)(\n<!-- /asset-sizes -->)", re.S)
-LAMBDA_UNZIPPED_LIMIT_MB = 250
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class AssetSizes:
 
 
 def _size_mb(path: Path) -> float:
-    return sum(item.stat().st_size for item in path.rglob("*") if item.is_file()) / 1_000_000
+    return tree_size(path) / 1_000_000
 
 
 def measured(resources: Mapping[str, Any], asset_dir: Callable[[dict[str, Any]], Path]) -> AssetSizes:
@@ -65,16 +67,9 @@ def render(sizes: AssetSizes) -> str:
     )
 
 
-def documented(text: str) -> str:
-    match = BLOCK.search(text)
-    if not match:
-        raise ValueError("docs/infra.md has no asset-sizes block (<!-- asset-sizes: ... --> ... <!-- /asset-sizes -->)")
-    return match[2]
-
-
 def rewritten(text: str, table: str) -> str:
-    documented(text)
-    return BLOCK.sub(lambda match: f"{match[1]}{table}{match[3]}", text, count=1)
+    """docs/infra.md's text with its `asset-sizes` block holding `table` (the generated blocks' one writer)."""
+    return cost_documents.rewritten(text, {"asset-sizes": table})
 
 
 def main() -> None:
