@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ddbguard.guards.entity import Entity
-from ddbguard.guards.entity_access import crud_access
+from ddbguard.guards.entity_access import crud_access, merged_access
 from ddbguard_api.http.route import Problems, Route, TableAccess
 
 # One verb per generic operation, in its handler's name (teams.create_team) and its body's (UpdateTeam).
@@ -54,8 +54,7 @@ def entity_route(
     body, `problems` replaces the derived refusals, `more_access` adds what the domain's hooks touch (an account's
     delete also deletes its balance item)."""
     access, derived_problems = _access_and_problems(entity, method)
-    for action, patterns in (more_access or {}).items():
-        access = {**access, action: tuple(dict.fromkeys((*patterns, *access.get(action, ()))))}
+    access = merged_access((access, more_access or {}))
     created = method == "POST"
     return Route(
         method=method,
